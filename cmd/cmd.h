@@ -1,0 +1,21 @@
+/*
+ * The subcommands of pperf. To add one: write cmd/NAME.c with
+ * `int cmd_NAME(int argc, char **argv)` (argv[0] is the subcommand's name; it returns the exit
+ * status), declare it here and add a line to the table in pperf.c with a one-line summary.
+ * Command code may exit; library code (lib/, formats/, sampler/, pmu/) returns errors.
+ */
+#ifndef PPERF_CMD_H
+#define PPERF_CMD_H
+
+int cmd_record(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+/* pperf's version string. */
+extern const char pperf_version[];
+
+/* Print `pperf help CMD` text for a command name; 0 if known. */
+int help_command(const char *name);
+
+#endif

@@ -1,0 +1,9 @@
+/* Placeholder being replaced by its owner in this change. */
+#include "cmd.h"
+#include "../lib/util.h"
+int cmd_dump(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return error("'pperf dump' is not built yet"), EXIT_FAIL;
+}

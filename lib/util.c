@@ -1,0 +1,258 @@
+/* Messages, checked allocation and small helpers shared by every part of pperf. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *pperf_progname = "pperf";
+int pperf_verbose;
+
+static void vreport(const char *prefix, const char *fmt, va_list ap, int err)
+{
+	char msg[4096];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fflush(stdout);
+	if (err)
+		fprintf(stderr, "%s%s: %s\n", prefix, msg, strerror(err));
+	else
+		fprintf(stderr, "%s%s\n", prefix, msg);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap, 0);
+	va_end(ap);
+	return -1;
+}
+
+int error_errno(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap, err);
+	va_end(ap);
+	errno = err;
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap, 0);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap, 0);
+	va_end(ap);
+	exit(EXIT_FAIL);
+}
+
+void die_errno(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap, err);
+	va_end(ap);
+	exit(EXIT_FAIL);
+}
+
+void usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap, 0);
+	va_end(ap);
+	fprintf(stderr, "Try '%s %s --help' for more information.\n", pperf_progname, cmd);
+	exit(EXIT_USAGE);
+}
+
+static void *check_alloc(void *p, size_t size)
+{
+	if (!p && size)
+		die("out of memory allocating %zu bytes", size);
+	return p;
+}
+
+void *xmalloc(size_t size)
+{
+	return check_alloc(malloc(size ? size : 1), size);
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	return check_alloc(calloc(n ? n : 1, size ? size : 1), n * size);
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	return check_alloc(realloc(p, size ? size : 1), size);
+}
+
+void *xreallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		die("allocation of %zu x %zu bytes overflows", n, size);
+	return xrealloc(p, n * size);
+}
+
+char *xstrdup(const char *s)
+{
+	return check_alloc(strdup(s), strlen(s) + 1);
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	return check_alloc(strndup(s, n), n + 1);
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("out of memory formatting a string");
+	return s;
+}
+
+void grow_array(void **array, size_t *alloc, size_t need, size_t elem_size)
+{
+	size_t n;
+
+	if (need <= *alloc)
+		return;
+	n = *alloc ? *alloc : 8;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			die("array of %zu elements is too large", need);
+		n *= 2;
+	}
+	*array = xreallocarray(*array, n, elem_size);
+	memset((char *)*array + *alloc * elem_size, 0, (n - *alloc) * elem_size);
+	*alloc = n;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+ssize_t read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, p + got, len - got);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+ssize_t read_text_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read_full(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return n;
+}
+
+uint64_t clock_ns(int clockid)
+{
+	struct timespec ts;
+
+	clock_gettime(clockid, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+int parse_u64(const char *str, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!str || !*str || *str == '-' || *str == '+' || *str == ' ')
+		return -1;
+	errno = 0;
+	v = strtoull(str, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_double(const char *str, double *out)
+{
+	char *end;
+	double v;
+
+	if (!str || !*str)
+		return -1;
+	errno = 0;
+	v = strtod(str, &end);
+	if (errno || *end || v != v)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int check_stdout(void)
+{
+	if (fflush(stdout) || ferror(stdout))
+		return error_errno("cannot write to standard output");
+	return 0;
+}
