@@ -1,0 +1,31 @@
+/* What the sampler reads from /proc: CPU times, thread names, process ids, the machine. */
+#ifndef PPERF_PROCFS_H
+#define PPERF_PROCFS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../formats/profile.h"
+
+/* A thread's CPU-time source: /proc/PID/task/TID/schedstat (ns), or stat (ticks) without it. */
+struct cputime_src {
+	int fd;
+	int from_stat;
+};
+
+/* Open tid's CPU-time source; -1 if the thread is gone. Paired with cputime_close(). */
+int cputime_open(struct cputime_src *src, pid_t pid, pid_t tid);
+/* Its cumulative CPU time in ns; -1 if the thread is gone. */
+int cputime_read(const struct cputime_src *src, uint64_t *ns);
+void cputime_close(struct cputime_src *src);
+
+/* A thread's name (comm, at most 15 characters) into buf[16]; -1 if gone. */
+int proc_read_comm(pid_t pid, pid_t tid, char buf[16]);
+/* The thread group (process) id and parent process id of a task; -1 if gone. */
+int proc_read_ids(pid_t tid, pid_t *tgid, pid_t *ppid);
+
+/* Fill the machine part of a profile's META (host, kernel, arch, CPU, memory). The strings
+ * point to static storage. */
+void proc_machine_meta(struct profile_meta *meta);
+
+#endif

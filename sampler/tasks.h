@@ -1,0 +1,63 @@
+/* The traced tasks (threads) and processes, looked up by id. */
+#ifndef PPERF_TASKS_H
+#define PPERF_TASKS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "maps.h"
+#include "procfs.h"
+
+enum task_state {
+	TASK_NEW,	   /* attached, its first stop not seen yet */
+	TASK_RUNNING,	   /* resumed by us */
+	TASK_STOPPED,	   /* in a ptrace-stop we hold: registers readable */
+	TASK_GROUP_STOPPED /* in the program's own group-stop (SIGSTOP...), held with LISTEN */
+};
+
+struct process;
+
+struct task {
+	pid_t tid;
+	struct process *proc;
+	enum task_state state;
+	uint32_t slot;	     /* its slot in the profile */
+	int pending_sig;     /* a signal of the program to deliver when resumed */
+	int interrupted;     /* a PTRACE_INTERRUPT was sent and its stop not seen yet */
+	int waited;	     /* the current sample waits for this task's stop */
+	int in_vfork;	     /* a vfork parent, blocked until its child execs or exits */
+	int exiting;	     /* reported PTRACE_EVENT_EXIT: runs only to its end */
+	int sampled;	     /* stopped and read in the current sample */
+	uint64_t pc, cpu_ns; /* as last read */
+	char comm[16];
+	struct cputime_src cputime;
+	struct task *hash_next;
+};
+
+struct process {
+	pid_t pid;
+	int nr_tasks;
+	int exited;
+	struct maps maps;
+	struct process *hash_next;
+};
+
+struct task_table {
+	struct task **tasks; /* every live task, in no order */
+	size_t nr, alloc;
+	struct task *task_hash[1024];
+	struct process *proc_hash[256];
+	size_t nr_procs;
+};
+
+struct task *task_find(struct task_table *tt, pid_t tid);
+/* Add a task (and its process if new; *new_proc tells). */
+struct task *task_add(struct task_table *tt, pid_t pid, pid_t tid, int *new_proc);
+/* Remove and free a task; returns its process if that one has no task left (still in the
+ * table until process_remove()). */
+struct process *task_remove(struct task_table *tt, struct task *t);
+struct process *process_find(struct task_table *tt, pid_t pid);
+void process_remove(struct task_table *tt, struct process *p);
+void task_table_release(struct task_table *tt);
+
+#endif
