@@ -1,0 +1,1094 @@
+/*
+ * The ptrace sampling engine. Every task is attached with PTRACE_SEIZE, so pperf never needs a
+ * signal of its own: a sample is PTRACE_INTERRUPT to every running task, a wait for all their
+ * stops, the reads, and PTRACE_CONT. Whatever else stops a task is the program's own business
+ * and passes through: signals are re-injected, group-stops are held with PTRACE_LISTEN, and
+ * fork, vfork, clone and exec are followed.
+ */
+#include "tracer.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <elf.h>
+#include <linux/ptrace.h>
+
+#include "../lib/util.h"
+#include "maps.h"
+#include "procfs.h"
+#include "tasks.h"
+
+/* How often buffered records are written out; a killed recorder loses at most this much. */
+#define FLUSH_INTERVAL_NS (10 * 1000 * 1000ULL)
+/* How often thread names are checked for changes (prctl PR_SET_NAME is not traced). */
+#define COMM_INTERVAL_NS (100 * 1000 * 1000ULL)
+/* How long a sample waits for a task to stop before leaving it out (a task in D state). */
+#define STOP_TIMEOUT_NS (1000 * 1000 * 1000ULL)
+/* How long the tracer polls for stops after the last one came, before it sleeps. */
+#define SPIN_NS (200 * 1000ULL)
+
+enum stop_reason {
+	STOP_NONE,
+	STOP_SIGNAL,   /* SIGINT, SIGTERM, SIGHUP to pperf: a started program is killed */
+	STOP_DURATION, /* --duration elapsed: the program is detached and runs on */
+};
+
+struct tracer {
+	struct tracer_options o;
+	struct tracer_stats st;
+	struct task_table tt;
+	int sigfd, timerfd;
+	sigset_t old_mask, traced_sigs;
+	struct sigaction old_sigpipe;
+	pid_t root;	/* the started program, 0 when attached */
+	int root_status, root_done;
+	int write_failed;
+	uint32_t next_slot;
+
+	uint64_t period_ns, start_ns, deadline, end_ns;
+	enum stop_reason stop;
+	int waiting_root, nr_signals;
+	int finished; /* the totals are written: nothing more is recorded */
+
+	/* The current sample: while `sampling`, stopped tasks are held, records are stamped
+	 * with sample_time. */
+	int sampling;
+	uint64_t sample_time;
+	int nwait;
+	uint64_t last_flush, last_comm_check;
+
+	struct profile_tsample *ts;
+	size_t ts_alloc;
+	int64_t *sys_values, *thr_values;
+	size_t thr_alloc;
+	int warned_timeout, warned_pmu;
+	int nr_cpus; /* the CPUs the program may run on */
+};
+
+static int proc_ptrace_options(const struct tracer *t)
+{
+	int opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
+
+	if (t->o.inherit)
+		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE;
+	return opts;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* Records made while the program is stopped carry the sample's time, so that the profile
+ * stays in time order and a thread that appeared during the stop is part of that sample. */
+static uint64_t stamp(const struct tracer *t)
+{
+	return t->sampling ? t->sample_time : now_ns();
+}
+
+static void emit(struct tracer *t, struct profile_record *rec)
+{
+	if (!t->o.writer || t->write_failed || t->finished)
+		return;
+	if (profile_write(t->o.writer, rec) < 0) {
+		/* The program goes on undisturbed; what was written stays readable. */
+		error("recording goes on without writing the profile");
+		t->write_failed = 1;
+	}
+}
+
+static void emit_mmap(void *ctx, struct profile_mmap *m)
+{
+	struct profile_record rec = { .type = PROFILE_MMAP };
+
+	rec.mmap = *m;
+	emit(ctx, &rec);
+}
+
+static void emit_comm(struct tracer *t, struct task *task, int exec)
+{
+	struct profile_record rec = { .type = PROFILE_COMM };
+
+	rec.comm = (struct profile_comm){ .time = stamp(t), .pid = (uint32_t)task->proc->pid,
+					  .tid = (uint32_t)task->tid, .exec = (uint32_t)exec,
+					  .name = task->comm };
+	emit(t, &rec);
+}
+
+static void read_maps(struct tracer *t, struct process *p)
+{
+	maps_update(&p->maps, p->pid, stamp(t), emit_mmap, t);
+}
+
+/*
+ * A task seen for the first time: add it, and record it (and its process when new). `how` and
+ * ppid/ptid describe a new process's origin.
+ */
+static struct task *new_task(struct tracer *t, pid_t pid, pid_t tid, int how, pid_t ppid,
+			     pid_t ptid)
+{
+	struct profile_record rec;
+	int new_proc;
+	struct task *task = task_add(&t->tt, pid, tid, &new_proc);
+
+	if (new_proc) {
+		rec = (struct profile_record){ .type = PROFILE_PROCESS };
+		rec.process = (struct profile_process){ .time = stamp(t), .pid = (uint32_t)pid,
+							.ppid = (uint32_t)ppid,
+							.ptid = (uint32_t)ptid, .how = (uint32_t)how };
+		emit(t, &rec);
+	}
+	cputime_open(&task->cputime, pid, tid);
+	cputime_read(&task->cputime, &task->cpu_ns);
+	if (proc_read_comm(pid, tid, task->comm) < 0)
+		snprintf(task->comm, sizeof(task->comm), "%d", (int)tid);
+
+	rec = (struct profile_record){ .type = PROFILE_THREAD };
+	rec.thread = (struct profile_thread){ .time = stamp(t), .pid = (uint32_t)pid,
+					      .tid = (uint32_t)tid, .cpu_ns = task->cpu_ns };
+	emit(t, &rec);
+	task->slot = t->o.writer && !t->write_failed ? rec.thread.slot : t->next_slot;
+	t->next_slot = task->slot + 1;
+	emit_comm(t, task, 0);
+	/* The started program's maps are read at its exec. */
+	if (new_proc && how != PROCESS_STARTED)
+		read_maps(t, task->proc);
+	if (t->o.pmus && pmu_set_thread_start(t->o.pmus, pid, tid) < 0 && !t->warned_pmu) {
+		warning("cannot count PMU events of thread %d: its values are left out", (int)tid);
+		t->warned_pmu = 1;
+	}
+	return task;
+}
+
+static void emit_exit(struct tracer *t, struct process *p, int status)
+{
+	struct profile_record rec = { .type = PROFILE_EXIT };
+
+	rec.exit = (struct profile_exit){ .time = stamp(t), .pid = (uint32_t)p->pid,
+					  .status = status };
+	emit(t, &rec);
+}
+
+/* Forget a task: record its end, and its process's when it was the last task. */
+static void end_task(struct tracer *t, struct task *task, int status, int keep_process)
+{
+	struct profile_record rec = { .type = PROFILE_THREAD_END };
+	struct process *p;
+	pid_t tid = task->tid;
+	int leader = task->tid == task->proc->pid;
+
+	if (task->waited) {
+		task->waited = 0;
+		t->nwait--;
+	}
+	rec.thread_end = (struct profile_thread_end){ .time = stamp(t), .slot = task->slot,
+						      .pid = (uint32_t)task->proc->pid,
+						      .tid = (uint32_t)tid, .cpu_ns = task->cpu_ns };
+	emit(t, &rec);
+	if (leader)
+		task->proc->exited = status;
+	if (t->o.pmus)
+		pmu_set_thread_end(t->o.pmus, tid);
+	p = task_remove(&t->tt, task);
+	if (p && !keep_process) {
+		emit_exit(t, p, p->exited);
+		process_remove(&t->tt, p);
+	}
+}
+
+/* Let a task we hold go: back into the program's group-stop, or running with its signal. */
+static void resume_task(struct tracer *t, struct task *task)
+{
+	(void)t;
+	if (task->state == TASK_GROUP_STOPPED) {
+		if (ptrace(PTRACE_LISTEN, task->tid, 0, 0) < 0 && errno != ESRCH)
+			warning("cannot hold thread %d in its stop: %s", (int)task->tid,
+				strerror(errno));
+		return;
+	}
+	if (ptrace(PTRACE_CONT, task->tid, 0, (long)task->pending_sig) < 0 && errno != ESRCH)
+		warning("cannot resume thread %d: %s", (int)task->tid, strerror(errno));
+	task->pending_sig = 0;
+	task->state = TASK_RUNNING;
+}
+
+/*
+ * A task is in a ptrace-stop: while sampling (or detaching) it is held for the sample,
+ * otherwise it goes on at once.
+ */
+static void task_stopped(struct tracer *t, struct task *task, int group_stop)
+{
+	if (task->waited) {
+		task->waited = 0;
+		t->nwait--;
+	}
+	if (t->sampling) {
+		task->state = group_stop ? TASK_GROUP_STOPPED : TASK_STOPPED;
+		task->sampled = 1;
+		return;
+	}
+	task->state = group_stop ? TASK_GROUP_STOPPED : TASK_STOPPED;
+	resume_task(t, task);
+}
+
+static int is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* A clone, fork or vfork event of `parent` created `child_tid` (already attached). */
+static void new_child(struct tracer *t, struct task *parent, pid_t child_tid, int event)
+{
+	pid_t tgid = child_tid, ppid;
+	int how = event == PTRACE_EVENT_VFORK ? PROCESS_VFORK :
+		  event == PTRACE_EVENT_FORK  ? PROCESS_FORK :
+						PROCESS_CLONE;
+
+	if (task_find(&t->tt, child_tid))
+		return; /* its own first stop came first */
+	if (event == PTRACE_EVENT_CLONE && proc_read_ids(child_tid, &tgid, &ppid) < 0)
+		tgid = parent->proc->pid;
+	if (tgid != parent->proc->pid && !t->o.inherit) {
+		/* --no-inherit: a process created by clone() slipped through: let it go. */
+		ptrace(PTRACE_DETACH, child_tid, 0, 0);
+		return;
+	}
+	new_task(t, tgid, child_tid, how, parent->proc->pid, parent->tid);
+}
+
+/* A process executed a new program. tid is its leader's id, `former` the executing thread's. */
+static void exec_event(struct tracer *t, struct task *task, pid_t former)
+{
+	struct process *p = task->proc;
+	pid_t pid = p->pid, tid = task->tid;
+	struct profile_record rec = { .type = PROFILE_EXEC };
+	char exe[64], path[4096];
+	ssize_t n;
+
+	if (former != tid) {
+		/* A non-leader thread executed: it takes the leader's id; both old
+		 * identities end, and the thread goes on under a new slot. */
+		struct task *execer = task_find(&t->tt, former);
+
+		end_task(t, task, 0, 1);
+		if (execer)
+			end_task(t, execer, 0, 1);
+		task = new_task(t, pid, tid, PROCESS_STARTED, 0, 0);
+		task->state = TASK_STOPPED;
+	}
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	n = readlink(exe, path, sizeof(path) - 1);
+	path[n > 0 ? n : 0] = '\0';
+	rec.exec = (struct profile_exec){ .time = stamp(t), .pid = (uint32_t)pid, .filename = path };
+	emit(t, &rec);
+	if (proc_read_comm(pid, tid, task->comm) == 0)
+		emit_comm(t, task, 1);
+	maps_clear(&p->maps);
+	read_maps(t, p);
+	task_stopped(t, task, 0);
+}
+
+/* A task we did not know reports: an auto-attached child whose parent's event is still to
+ * come. Returns NULL if it is already gone or not ours to trace. */
+static struct task *unknown_task(struct tracer *t, pid_t tid)
+{
+	pid_t tgid, ppid;
+
+	if (proc_read_ids(tid, &tgid, &ppid) < 0)
+		return NULL;
+	if (!process_find(&t->tt, tgid) && !t->o.inherit) {
+		ptrace(PTRACE_DETACH, tid, 0, 0);
+		return NULL;
+	}
+	return new_task(t, tgid, tid, tgid == tid ? PROCESS_FORK : PROCESS_CLONE, ppid, ppid);
+}
+
+/* Handle one wait status of tid: the heart of the event loop. */
+static void handle_status(struct tracer *t, pid_t tid, int status)
+{
+	struct task *task = task_find(&t->tt, tid);
+	int sig, event;
+	unsigned long msg = 0;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (tid == t->root) {
+			t->root_status = status;
+			t->root_done = 1;
+		}
+		if (task)
+			end_task(t, task, status, 0);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	if (!task && !(task = unknown_task(t, tid)))
+		return;
+	sig = WSTOPSIG(status);
+	event = status >> 16;
+	/* Any ptrace-stop clears a pending PTRACE_INTERRUPT (kernel ptrace_stop()): an
+	 * interrupted task that reports a clone or a signal will not stop for it again. */
+	task->interrupted = 0;
+
+	switch (event) {
+	case PTRACE_EVENT_STOP:
+		if (is_stop_signal(sig)) {
+			/* The program's own group-stop (SIGSTOP, SIGTSTP...). */
+			task_stopped(t, task, 1);
+			return;
+		}
+		/* Our interrupt, a new task's first stop, or a wake-up from a group-stop. */
+		task_stopped(t, task, 0);
+		return;
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0)
+			new_child(t, task, (pid_t)msg, event);
+		if (event == PTRACE_EVENT_VFORK)
+			task->in_vfork = 1;
+		task_stopped(t, task, 0);
+		return;
+	case PTRACE_EVENT_VFORK_DONE:
+		task->in_vfork = 0;
+		task_stopped(t, task, 0);
+		return;
+	case PTRACE_EVENT_EXIT:
+		/* About to exit: never interrupted again (a zombie leader would not stop). */
+		task->exiting = 1;
+		cputime_read(&task->cputime, &task->cpu_ns);
+		if (task->waited) {
+			task->waited = 0;
+			t->nwait--;
+		}
+		/* Never held: a thread executing a program waits in the kernel for the
+		 * others to be gone, and a sample waiting for it would wait for ever. */
+		resume_task(t, task);
+		return;
+	case PTRACE_EVENT_EXEC:
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) < 0)
+			msg = (unsigned long)tid;
+		exec_event(t, task, (pid_t)msg);
+		return;
+	case 0:
+		/* A signal for the program: delivered when the task is resumed. */
+		task->pending_sig = sig;
+		t->st.foreign_signals++;
+		task_stopped(t, task, 0);
+		return;
+	default:
+		task_stopped(t, task, 0);
+		return;
+	}
+}
+
+/* Handle every status that is ready; returns how many. */
+static int drain_events(struct tracer *t)
+{
+	int n = 0, status;
+	pid_t tid;
+
+	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+		handle_status(t, tid, status);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Wait until every task we wait for has stopped or gone, or the timeout passed. While stops
+ * keep coming, the tracer polls instead of sleeping: on a VM, waking an idle CPU costs more
+ * than the stop itself.
+ */
+static void wait_for_stops(struct tracer *t)
+{
+	uint64_t progress = now_ns(), limit = progress + STOP_TIMEOUT_NS;
+	/* Poll only while every task to wait for can be on a CPU of its own: otherwise the
+	 * tracer would hold the CPU that a queued task needs to reach its stop. */
+	int spin = t->nwait < t->nr_cpus;
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	while (t->nwait > 0) {
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		uint64_t now;
+
+		if (tid > 0) {
+			handle_status(t, tid, status);
+			progress = now_ns();
+			continue;
+		}
+		if (tid < 0 && errno == ECHILD)
+			break;
+		now = now_ns();
+		if (now >= limit)
+			break;
+		if (spin && now - progress < SPIN_NS)
+			sched_yield();
+		else
+			sigtimedwait(&chld, NULL, &ts);
+	}
+	if (t->nwait > 0) {
+		if (!t->warned_timeout)
+			warning("%d thread(s) did not stop within 1 s (in uninterruptible sleep?): "
+				"left out of samples until they stop",
+				t->nwait);
+		t->warned_timeout = 1;
+		for (size_t i = 0; i < t->tt.nr; i++)
+			t->tt.tasks[i]->waited = 0;
+		t->nwait = 0;
+	}
+}
+
+/* Interrupt every running task and wait for them all: the program is then stopped whole. */
+static void stop_all(struct tracer *t, int include_group_stopped)
+{
+	for (size_t i = 0; i < t->tt.nr; i++) {
+		struct task *task = t->tt.tasks[i];
+
+		task->sampled = 0;
+		if (task->state == TASK_NEW || task->in_vfork || task->exiting)
+			continue;
+		if (task->state == TASK_GROUP_STOPPED && !include_group_stopped)
+			continue;
+		if (task->state == TASK_STOPPED) {
+			task->sampled = 1;
+			continue;
+		}
+		if (!task->interrupted) {
+			if (ptrace(PTRACE_INTERRUPT, task->tid, 0, 0) < 0)
+				continue; /* gone: its exit is on its way */
+			task->interrupted = 1;
+		}
+		task->waited = 1;
+		t->nwait++;
+	}
+	wait_for_stops(t);
+}
+
+static uint64_t read_pc(pid_t tid, int *ok)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct regs;
+	struct iovec iov = { &regs, sizeof(regs) };
+
+	*ok = ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) == 0;
+	return *ok ? regs.rip : 0;
+#elif defined(__aarch64__)
+	struct user_regs_struct regs;
+	struct iovec iov = { &regs, sizeof(regs) };
+
+	*ok = ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) == 0;
+	return *ok ? regs.pc : 0;
+#else
+#error "pperf supports x86_64 and aarch64"
+#endif
+}
+
+static void sample(struct tracer *t)
+{
+	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
+	int thread_channels = t->o.pmus && pmu_set_has_thread_channels(t->o.pmus);
+	struct profile_record rec = { .type = PROFILE_SAMPLE };
+	uint32_t n = 0;
+	uint64_t end;
+
+	t->sampling = 1;
+	t->sample_time = now_ns();
+	stop_all(t, 0);
+
+	ALLOC_GROW(t->ts, t->ts_alloc, t->tt.nr);
+	if (thread_channels && t->thr_alloc < t->tt.nr * nch) {
+		t->thr_alloc = t->tt.nr * nch * 2;
+		t->thr_values = xreallocarray(t->thr_values, t->thr_alloc, sizeof(int64_t));
+	}
+	for (size_t i = 0; i < t->tt.nr; i++) {
+		struct task *task = t->tt.tasks[i];
+		struct profile_tsample *s;
+		int ok = 1;
+
+		if (task->state == TASK_STOPPED && task->sampled) {
+			uint64_t pc = read_pc(task->tid, &ok);
+
+			if (ok)
+				task->pc = pc;
+		} else if (task->state != TASK_GROUP_STOPPED && !task->in_vfork) {
+			continue;
+		}
+		/* Held in a group-stop or a vfork: not running, so its last PC still holds. */
+		if (!ok || !task->pc)
+			continue;
+		cputime_read(&task->cputime, &task->cpu_ns);
+		s = &t->ts[n];
+		*s = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
+					       .tid = (uint32_t)task->tid, .pc = task->pc,
+					       .cpu_ns = task->cpu_ns };
+		if (thread_channels) {
+			int64_t *v = t->thr_values + (size_t)n * nch;
+
+			memset(v, 0, nch * sizeof(*v));
+			pmu_set_read_thread(t->o.pmus, task->tid, v);
+			s->values = v;
+		}
+		n++;
+	}
+	if (nch)
+		pmu_set_read(t->o.pmus, t->sys_values);
+
+	t->sampling = 0;
+	for (size_t i = 0; i < t->tt.nr; i++) {
+		struct task *task = t->tt.tasks[i];
+
+		if (task->sampled && task->state == TASK_STOPPED)
+			resume_task(t, task);
+		else if (task->sampled && task->state == TASK_GROUP_STOPPED)
+			resume_task(t, task);
+		task->sampled = 0;
+	}
+	end = now_ns();
+	t->st.stopped_ns += end - t->sample_time;
+	if (end - t->sample_time > t->st.max_stop_ns)
+		t->st.max_stop_ns = end - t->sample_time;
+	t->st.samples++;
+	t->st.thread_samples += n;
+
+	/* A PC outside the known maps: something was mapped since (dlopen, JIT). The maps are
+	 * recorded with the sample's time, before the sample that needs them. */
+	t->sampling = 1;
+	for (uint32_t i = 0; i < n; i++) {
+		struct process *p = process_find(&t->tt, (pid_t)t->ts[i].pid);
+
+		if (p && !maps_contain(&p->maps, t->ts[i].pc))
+			read_maps(t, p);
+	}
+	t->sampling = 0;
+
+	rec.sample = (struct profile_sample){ .time = t->sample_time, .nr_threads = n,
+					      .threads = t->ts,
+					      .values = nch ? t->sys_values : NULL,
+					      .nr_channels = nch };
+	emit(t, &rec);
+
+	if (t->o.writer && !t->write_failed && end - t->last_flush >= FLUSH_INTERVAL_NS) {
+		if (profile_writer_flush(t->o.writer) < 0) {
+			error("recording goes on without writing the profile");
+			t->write_failed = 1;
+		}
+		t->last_flush = end;
+	}
+	if (end - t->last_comm_check >= COMM_INTERVAL_NS) {
+		for (size_t i = 0; i < t->tt.nr; i++) {
+			struct task *task = t->tt.tasks[i];
+			char comm[16];
+
+			if (task->state != TASK_NEW &&
+			    proc_read_comm(task->proc->pid, task->tid, comm) == 0 &&
+			    strcmp(comm, task->comm)) {
+				memcpy(task->comm, comm, sizeof(comm));
+				emit_comm(t, task, 0);
+			}
+		}
+		t->last_comm_check = end;
+	}
+}
+
+/*
+ * Let every task go, untraced, each with its pending signal: used for --duration, -p, and the
+ * end of recording. A task can be detached only in a ptrace-stop, so events are served until
+ * every task is detached or gone: one left traced would hang in its next stop for ever.
+ */
+static void detach_all(struct tracer *t)
+{
+	uint64_t limit = now_ns() + STOP_TIMEOUT_NS;
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	t->sampling = 1;
+	stop_all(t, 1);
+	for (;;) {
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		int status;
+		pid_t tid;
+
+		/* Tasks with a signal to deliver go last: a fatal one ends the others' stops. */
+		for (int with_sig = 0; with_sig < 2; with_sig++)
+			for (size_t i = t->tt.nr; i-- > 0;) {
+				struct task *task = t->tt.tasks[i];
+				struct process *p;
+
+				if (!task->sampled || !task->pending_sig != !with_sig)
+					continue;
+				task->sampled = 0;
+				/* ESRCH: no longer stopped (killed meanwhile): still ours until
+				 * its exit is reported. */
+				if (ptrace(PTRACE_DETACH, task->tid, 0, (long)task->pending_sig) < 0)
+					continue;
+				p = task_remove(&t->tt, task);
+				if (p)
+					process_remove(&t->tt, p);
+			}
+		if (!t->tt.nr || now_ns() >= limit)
+			break;
+		/* Not stopped yet (interrupted late, exiting, a vfork parent): serve events. */
+		while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+			handle_status(t, tid, status);
+		if (tid < 0 && errno == ECHILD)
+			break;
+		for (size_t i = 0; i < t->tt.nr; i++) {
+			struct task *task = t->tt.tasks[i];
+
+			if (!task->interrupted && !task->sampled && !task->exiting &&
+			    ptrace(PTRACE_INTERRUPT, task->tid, 0, 0) == 0)
+				task->interrupted = 1;
+		}
+		sigtimedwait(&chld, NULL, &ts);
+	}
+	t->sampling = 0;
+	if (t->tt.nr)
+		warning("%zu thread(s) could not be detached; they are let go when pperf exits",
+			t->tt.nr);
+	task_table_release(&t->tt);
+}
+
+static int set_timer(struct tracer *t, uint64_t deadline)
+{
+	struct itimerspec its = { 0 };
+
+	its.it_value.tv_sec = (time_t)(deadline / NSEC_PER_SEC);
+	its.it_value.tv_nsec = (long)(deadline % NSEC_PER_SEC);
+	if (timerfd_settime(t->timerfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		return error_errno("cannot arm the sampling timer");
+	return 0;
+}
+
+/* The next deadline on the grid start + k * period; a sampler that fell more than a whole
+ * period behind skips the missed deadlines instead of bursting. */
+static void next_deadline(struct tracer *t)
+{
+	uint64_t now = now_ns();
+
+	t->deadline += t->period_ns;
+	if (now > t->deadline + t->period_ns) {
+		uint64_t skip = (now - t->deadline) / t->period_ns;
+
+		t->st.missed += skip;
+		t->deadline += skip * t->period_ns;
+	}
+}
+
+struct tracer *tracer_new(const struct tracer_options *opts)
+{
+	struct tracer *t = xcalloc(1, sizeof(*t));
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+
+	t->o = *opts;
+	t->period_ns = (uint64_t)(1e9 / opts->freq_hz + 0.5);
+	if (!t->period_ns)
+		t->period_ns = 1;
+	t->sigfd = t->timerfd = -1;
+	if (t->o.pmus && t->o.pmus->nr_channels)
+		t->sys_values = xcalloc(t->o.pmus->nr_channels, sizeof(int64_t));
+
+	/* pperf's signals arrive through a signalfd; the program gets the original mask and
+	 * dispositions back before it executes. */
+	sigemptyset(&t->traced_sigs);
+	sigaddset(&t->traced_sigs, SIGCHLD);
+	sigaddset(&t->traced_sigs, SIGINT);
+	sigaddset(&t->traced_sigs, SIGTERM);
+	sigaddset(&t->traced_sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &t->traced_sigs, &t->old_mask);
+	sigaction(SIGPIPE, &ign, &t->old_sigpipe);
+	t->sigfd = signalfd(-1, &t->traced_sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	t->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (t->sigfd < 0 || t->timerfd < 0) {
+		error_errno("cannot set up the sampling timer");
+		tracer_free(t);
+		return NULL;
+	}
+	{
+		cpu_set_t cpus;
+
+		t->nr_cpus = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+		if (t->o.core_isolation && t->nr_cpus > 1)
+			t->nr_cpus--;
+	}
+	/* Wake-ups as close to the deadlines as the kernel can. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	return t;
+}
+
+/* The online CPUs, lowest first. */
+static int online_cpus(cpu_set_t *set)
+{
+	CPU_ZERO(set);
+	return sched_getaffinity(0, sizeof(*set), set) == 0 ? CPU_COUNT(set) : -1;
+}
+
+static int last_cpu(const cpu_set_t *set)
+{
+	for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+		if (CPU_ISSET(c, set))
+			return c;
+	return -1;
+}
+
+/* Only the tracer gets real-time priority: set after forking, so the program never has it. */
+static int apply_scheduling(struct tracer *t)
+{
+	struct sched_param sp = { .sched_priority = t->o.sched_priority };
+
+	if (!t->o.sched_policy)
+		return 0;
+	if (sched_setscheduler(0, t->o.sched_policy | SCHED_RESET_ON_FORK, &sp) < 0)
+		return error("cannot use %s priority %d for the sampler: %s (needs CAP_SYS_NICE or "
+			     "an RLIMIT_RTPRIO of at least %d: 'ulimit -r %d', or drop the option)",
+			     t->o.sched_policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR",
+			     t->o.sched_priority, strerror(errno), t->o.sched_priority,
+			     t->o.sched_priority);
+	return 0;
+}
+
+static void child_exec(struct tracer *t, char *const argv[], int sync_fd, int err_fd,
+		       const cpu_set_t *cpus)
+{
+	char c;
+	int err;
+
+	sigprocmask(SIG_SETMASK, &t->old_mask, NULL);
+	sigaction(SIGPIPE, &t->old_sigpipe, NULL);
+	if (cpus)
+		sched_setaffinity(0, sizeof(*cpus), cpus);
+	if (t->o.child_stdout_fd >= 0)
+		dup2(t->o.child_stdout_fd, STDOUT_FILENO);
+	/* Wait until the parent has attached. */
+	while (read(sync_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	execvp(argv[0], argv);
+	err = errno;
+	if (write(err_fd, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int tracer_start(struct tracer *t, char *const argv[])
+{
+	int sync[2], errp[2], err = 0, status;
+	cpu_set_t online, program_cpus;
+	int isolate = 0;
+	pid_t pid, w;
+	ssize_t n;
+
+	if (t->o.core_isolation) {
+		int n_on = online_cpus(&online);
+
+		if (n_on > 1) {
+			program_cpus = online;
+			CPU_CLR(last_cpu(&online), &program_cpus);
+			isolate = 1;
+		} else {
+			warning("--core-isolation needs at least 2 CPUs: ignored");
+		}
+	}
+	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
+		return error_errno("cannot create a pipe"), EXIT_FAIL;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return error_errno("cannot fork"), EXIT_FAIL;
+	if (pid == 0) {
+		close(sync[1]);
+		close(errp[0]);
+		child_exec(t, argv, sync[0], errp[1], isolate ? &program_cpus : NULL);
+	}
+	close(sync[0]);
+	close(errp[1]);
+	t->root = pid;
+	if (ptrace(PTRACE_SEIZE, pid, 0, (long)proc_ptrace_options(t)) < 0) {
+		error_errno("cannot trace '%s'", argv[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return EXIT_FAIL;
+	}
+	close(sync[1]); /* the child may execute now */
+	n = read(errp[0], &err, sizeof(err));
+	close(errp[0]);
+	if (n == sizeof(err)) {
+		while ((w = waitpid(pid, &status, __WALL)) == pid && !WIFEXITED(status) &&
+		       !WIFSIGNALED(status))
+			ptrace(PTRACE_CONT, pid, 0, 0);
+		errno = err;
+		error_errno("cannot run '%s'", argv[0]);
+		return err == ENOENT ? 127 : 126;
+	}
+	if (isolate) {
+		cpu_set_t me;
+
+		CPU_ZERO(&me);
+		CPU_SET(last_cpu(&online), &me);
+		sched_setaffinity(0, sizeof(me), &me);
+	}
+	if (apply_scheduling(t) < 0) {
+		kill(pid, SIGKILL);
+		return EXIT_FAIL;
+	}
+	/* The first event is the exec: record the program from there. */
+	new_task(t, pid, pid, PROCESS_STARTED, getpid(), 0);
+	while ((w = waitpid(pid, &status, __WALL)) < 0 && errno == EINTR)
+		;
+	if (w == pid)
+		handle_status(t, pid, status);
+	return 0;
+}
+
+/* Why attaching to pid was refused, and what to do about it. */
+static int attach_error(pid_t pid, pid_t tid, int err)
+{
+	char path[64], buf[4096], *p;
+	int tracer = 0, scope = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (read_text_file(path, buf, sizeof(buf)) >= 0 && (p = strstr(buf, "TracerPid:")))
+		tracer = atoi(p + 10);
+	if (read_text_file("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) >= 0)
+		scope = atoi(buf);
+	if (err == ESRCH)
+		return error("cannot attach to process %d: no such process", (int)pid);
+	if (tracer)
+		return error("cannot attach to process %d: it is already traced by process %d "
+			     "(a debugger or another profiler); detach that one first",
+			     (int)pid, tracer);
+	if (err == EPERM) {
+		unsigned owner = getuid();
+
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		if (read_text_file(path, buf, sizeof(buf)) >= 0 && (p = strstr(buf, "\nUid:")))
+			owner = (unsigned)strtoul(p + 5, NULL, 10);
+		if (owner != getuid() && getuid() != 0)
+			return error("cannot attach to process %d: it belongs to user %u; run pperf "
+				     "as that user",
+				     (int)pid, owner);
+		if (scope >= 1)
+			return error("cannot attach to process %d: kernel.yama.ptrace_scope is %d; "
+				     "start the program under pperf instead, or run: sudo sysctl "
+				     "kernel.yama.ptrace_scope=0",
+				     (int)pid, scope);
+		return error("cannot attach to process %d: %s (is it set non-dumpable, or "
+			     "setuid?)",
+			     (int)pid, strerror(err));
+	}
+	return error("cannot attach to process %d: %s", (int)pid, strerror(err));
+}
+
+int tracer_attach(struct tracer *t, pid_t pid)
+{
+	char path[64];
+	int added;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (apply_scheduling(t) < 0)
+		return -1;
+	/* Threads may start while we attach: repeat until a pass finds none new (new threads
+	 * of attached ones are attached by the kernel through PTRACE_O_TRACECLONE). */
+	do {
+		struct dirent **list;
+		int n = scandir(path, &list, NULL, NULL);
+
+		if (n < 0)
+			return attach_error(pid, pid, errno == ENOENT ? ESRCH : errno);
+		added = 0;
+		for (int i = 0; i < n; i++) {
+			pid_t tid = (pid_t)atoi(list[i]->d_name);
+
+			if (tid > 0 && !task_find(&t->tt, tid)) {
+				if (ptrace(PTRACE_SEIZE, tid, 0, (long)proc_ptrace_options(t)) < 0) {
+					if (errno == ESRCH && tid != pid)
+						continue; /* ended meanwhile */
+					int err = errno;
+
+					for (int j = i; j < n; j++)
+						free(list[j]);
+					free(list);
+					detach_all(t);
+					return attach_error(pid, tid, err);
+				}
+				struct task *task =
+					new_task(t, pid, tid, PROCESS_ATTACHED, 0, 0);
+
+				task->state = TASK_RUNNING;
+				added++;
+			}
+			free(list[i]);
+		}
+		free(list);
+	} while (added);
+	return 0;
+}
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return EXIT_FAIL;
+}
+
+/* pperf's own SIGINT, SIGTERM or SIGHUP: the first ends recording; once recording is over
+ * and pperf only waits for the program, one more sends it SIGTERM, and another SIGKILL. */
+static void handle_signals(struct tracer *t)
+{
+	struct signalfd_siginfo si;
+
+	while (read(t->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		if (t->waiting_root && t->root)
+			kill(t->root, t->nr_signals++ ? SIGKILL : SIGTERM);
+		if (t->stop == STOP_NONE)
+			t->stop = STOP_SIGNAL;
+	}
+}
+
+static void finish_totals(struct tracer *t)
+{
+	struct profile_record rec = { .type = PROFILE_TOTALS };
+
+	t->st.wall_ns = now_ns() - t->start_ns;
+	t->st.samples_ideal = t->st.wall_ns / t->period_ns;
+	rec.totals = (struct profile_totals){ .wall_ns = t->st.wall_ns,
+					      .stopped_ns = t->st.stopped_ns,
+					      .samples = t->st.samples,
+					      .samples_ideal = t->st.samples_ideal,
+					      .missed = t->st.missed,
+					      .foreign_signals = t->st.foreign_signals };
+	emit(t, &rec);
+	if (t->o.writer && !t->write_failed && profile_writer_flush(t->o.writer) < 0)
+		t->write_failed = 1;
+	t->finished = 1;
+}
+
+/* Wait for the started program after it was let go, for its exit status. */
+static void wait_root(struct tracer *t)
+{
+	struct pollfd pfd = { .fd = t->sigfd, .events = POLLIN };
+	int status;
+
+	t->waiting_root = 1;
+	while (!t->root_done) {
+		pid_t w = waitpid(t->root, &status, __WALL | WNOHANG);
+
+		if (w == t->root && (WIFEXITED(status) || WIFSIGNALED(status))) {
+			t->root_status = status;
+			t->root_done = 1;
+		} else if (w < 0 && errno != EINTR) {
+			break;
+		} else if (poll(&pfd, 1, -1) > 0) {
+			handle_signals(t);
+		}
+	}
+}
+
+int tracer_run(struct tracer *t)
+{
+	struct pollfd fds[2] = { { .fd = t->sigfd, .events = POLLIN },
+				 { .fd = t->timerfd, .events = POLLIN } };
+
+	t->start_ns = now_ns();
+	t->last_flush = t->last_comm_check = t->start_ns;
+	t->deadline = t->start_ns;
+	if (t->o.randomize) {
+		srandom((unsigned)(t->start_ns ^ (uint64_t)getpid()));
+		t->deadline += (uint64_t)((double)t->period_ns * ((double)random() / RAND_MAX));
+	}
+	if (t->o.duration_ns)
+		t->end_ns = t->start_ns + t->o.duration_ns;
+	if (set_timer(t, t->deadline) < 0)
+		return EXIT_FAIL;
+
+	while (t->tt.nr > 0 && !(t->root && t->root_done) && t->stop == STOP_NONE) {
+		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+			return error_errno("poll"), EXIT_FAIL;
+		if (fds[0].revents) {
+			handle_signals(t);
+			drain_events(t);
+		}
+		if (t->stop != STOP_NONE || !t->tt.nr || (t->root && t->root_done))
+			break;
+		if (fds[1].revents) {
+			uint64_t expirations;
+
+			if (read(t->timerfd, &expirations, sizeof(expirations)) < 0)
+				continue;
+			if (t->end_ns && now_ns() >= t->end_ns) {
+				t->stop = STOP_DURATION;
+				break;
+			}
+			sample(t);
+			next_deadline(t);
+			if (t->end_ns && t->deadline > t->end_ns)
+				t->deadline = t->end_ns;
+			set_timer(t, t->deadline);
+		}
+	}
+	/* Recording is over: totals first, so the profile is complete whatever happens next. */
+	finish_totals(t);
+
+	if (t->root && t->root_done) {
+		/* The program ended; children that outlive it run on, untraced. */
+		if (t->tt.nr)
+			detach_all(t);
+		return exit_code(t->root_status);
+	}
+	if (!t->root) {
+		detach_all(t);
+		return EXIT_OK;
+	}
+	if (t->stop == STOP_SIGNAL) {
+		/* Interrupted: end the program, as perf record does. */
+		kill(t->root, SIGTERM);
+		t->nr_signals = 1;
+	}
+	detach_all(t);
+	wait_root(t);
+	return t->root_done ? exit_code(t->root_status) : EXIT_FAIL;
+}
+
+const struct tracer_stats *tracer_stats(const struct tracer *t)
+{
+	return &t->st;
+}
+
+void tracer_free(struct tracer *t)
+{
+	if (!t)
+		return;
+	task_table_release(&t->tt);
+	if (t->sigfd >= 0)
+		close(t->sigfd);
+	if (t->timerfd >= 0)
+		close(t->timerfd);
+	sigprocmask(SIG_SETMASK, &t->old_mask, NULL);
+	sigaction(SIGPIPE, &t->old_sigpipe, NULL);
+	free(t->ts);
+	free(t->sys_values);
+	free(t->thr_values);
+	free(t);
+}

@@ -1,0 +1,55 @@
+/*
+ * The ptrace sampling engine: runs or attaches to a program, follows its threads and process
+ * tree, and at every deadline stops all of its threads at once, reads them and resumes them,
+ * writing the profile's records as it goes. The program's own signals, stops and exit status
+ * pass through untouched.
+ */
+#ifndef PPERF_TRACER_H
+#define PPERF_TRACER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../formats/profile.h"
+#include "../pmu/pmu.h"
+
+struct tracer_options {
+	double freq_hz;		  /* target sampling frequency */
+	uint64_t duration_ns;	  /* stop recording after this long; 0: until the program ends */
+	int inherit;		  /* follow fork, vfork and clone children */
+	int randomize;		  /* first sample at a random point of the first period */
+	int core_isolation;	  /* tracer on the last online CPU, the program on the others */
+	int sched_policy;	  /* SCHED_FIFO / SCHED_RR for the tracer only; 0: unchanged */
+	int sched_priority;
+	int child_stdout_fd;	  /* -1: the program's stdout is pperf's; else dup'ed onto it */
+	struct pmu_set *pmus;	  /* may have no backend */
+	struct profile_writer *writer; /* NULL: record nothing (--no-output) */
+};
+
+/* What a recording did, for -v and the TOTALS record. */
+struct tracer_stats {
+	uint64_t wall_ns, stopped_ns, samples, samples_ideal, missed, foreign_signals;
+	uint64_t thread_samples, max_stop_ns;
+};
+
+struct tracer;
+
+/* Prepare a recording (signals, timer). NULL after a message on failure. */
+struct tracer *tracer_new(const struct tracer_options *opts);
+/*
+ * Start argv[0] (searched in PATH) under ptrace; returns 0 once it has executed, or the exit
+ * status pperf should return (127 not found, 126 not executable) after a message.
+ */
+int tracer_start(struct tracer *t, char *const argv[]);
+/* Attach to every thread of a running process. 0, or -1 after a message saying what to do. */
+int tracer_attach(struct tracer *t, pid_t pid);
+/*
+ * Sample until the traced program ends or recording is stopped (SIGINT, SIGTERM, SIGHUP,
+ * the duration). Returns pperf's exit status: the started program's own (128+N if a signal N
+ * killed it), 0 after attaching, or 1 on an internal error.
+ */
+int tracer_run(struct tracer *t);
+const struct tracer_stats *tracer_stats(const struct tracer *t);
+void tracer_free(struct tracer *t);
+
+#endif
