@@ -1,0 +1,41 @@
+/*
+ * Constants of the native profile format shared by its writer and reader (docs/format.md).
+ * Not part of the profile interface: tools use formats/profile.h.
+ */
+#ifndef PPERF_NATIVE_H
+#define PPERF_NATIVE_H
+
+#include <stdint.h>
+
+/* "PPRF", then CR LF SUB LF: a file that went through a text-mode transfer is recognised. */
+#define NATIVE_MAGIC "PPRF\r\n\x1a\n"
+#define NATIVE_MAGIC_SIZE 8
+#define NATIVE_HEADER_SIZE 16
+#define NATIVE_VERSION_MAJOR 1
+#define NATIVE_VERSION_MINOR 0
+
+/* The largest record a reader accepts: more is corruption, not a profile. */
+#define NATIVE_MAX_RECORD (64u << 20)
+
+/* The keys of the META record's key/value entries. */
+enum native_meta_key {
+	META_HOSTNAME = 1,
+	META_OSRELEASE = 2,
+	META_ARCH = 3,
+	META_CPU_MODEL = 4,
+	META_PPERF_VERSION = 5,
+	META_CPUID = 6,
+	META_NR_CPUS_ONLINE = 7,
+	META_NR_CPUS_AVAIL = 8,
+	META_MEM_TOTAL_KB = 9,
+	META_ARGV = 10,
+	META_FREQ_HZ = 11, /* IEEE 754 double, 8 bytes little-endian */
+	META_PERIOD_NS = 12,
+	META_CLOCKID = 13,
+	META_REF_CLOCK_NS = 14,
+	META_REF_REALTIME_NS = 15,
+	META_START_TIME = 16,
+	META_FLAGS = 17,
+};
+
+#endif

@@ -1,0 +1,448 @@
+/*
+ * The native profile writer: records encoded as docs/format.md describes, buffered in memory and
+ * written out by profile_writer_flush(). Consecutive samples share one SAMPLE record, closed by
+ * any other record or a flush, so a cut file loses at most the samples since the last flush.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/util.h"
+#include "native.h"
+#include "profile.h"
+#include "varint.h"
+
+struct buf {
+	uint8_t *data;
+	size_t len, alloc;
+};
+
+/* What the writer remembers of a thread slot: the previous values samples are coded against. */
+struct slot_state {
+	uint64_t pc, cpu_ns;
+	int64_t cpu_delta;
+	int live;
+};
+
+struct profile_writer {
+	int fd;
+	char *name;
+	int failed;
+	uint64_t written;
+	struct buf out;	   /* complete records, not yet written */
+	struct buf samples; /* the open SAMPLE record's payload */
+	uint64_t period_ns, last_time;
+
+	struct slot_state *slots;
+	size_t nr_slots, alloc_slots;
+	uint32_t *live; /* live slots, ascending */
+	size_t nr_live, alloc_live;
+
+	uint32_t nr_channels;
+	uint8_t *thread_channel; /* per channel: 1 if per-thread */
+	int64_t *sys_prev;	 /* per channel */
+	int64_t *thr_prev;	 /* per slot x channel */
+	size_t alloc_thr_prev;
+
+	uint32_t *order; /* scratch: a sample's threads sorted by slot */
+	size_t alloc_order;
+};
+
+static void buf_need(struct buf *b, size_t n)
+{
+	if (b->len + n > b->alloc) {
+		size_t a = b->alloc ? b->alloc : 4096;
+
+		while (a < b->len + n)
+			a *= 2;
+		b->data = xrealloc(b->data, a);
+		b->alloc = a;
+	}
+}
+
+static void put_bytes(struct buf *b, const void *p, size_t n)
+{
+	buf_need(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+static void put_u(struct buf *b, uint64_t v)
+{
+	buf_need(b, VARINT_MAX);
+	b->len += varint_put(b->data + b->len, v);
+}
+
+static void put_s(struct buf *b, int64_t v)
+{
+	put_u(b, zigzag(v));
+}
+
+static void put_str(struct buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	put_u(b, n);
+	put_bytes(b, s, n);
+}
+
+static void put_f64(struct buf *b, double d)
+{
+	uint8_t le[8];
+	uint64_t v;
+
+	memcpy(&v, &d, 8);
+	for (int i = 0; i < 8; i++)
+		le[i] = (uint8_t)(v >> (8 * i));
+	put_bytes(b, le, 8);
+}
+
+/* Append a whole record (type, length, payload) to the output buffer. */
+static void put_record(struct profile_writer *w, uint32_t type, const struct buf *payload)
+{
+	put_u(&w->out, type);
+	put_u(&w->out, payload->len);
+	put_bytes(&w->out, payload->data, payload->len);
+}
+
+static void close_samples(struct profile_writer *w)
+{
+	if (!w->samples.len)
+		return;
+	put_record(w, PROFILE_SAMPLE, &w->samples);
+	w->samples.len = 0;
+}
+
+int profile_writer_flush(struct profile_writer *w)
+{
+	if (w->failed)
+		return -1;
+	close_samples(w);
+	if (w->out.len && write_all(w->fd, w->out.data, w->out.len) < 0) {
+		w->failed = 1;
+		return error_errno("cannot write the profile '%s'", w->name);
+	}
+	w->written += w->out.len;
+	w->out.len = 0;
+	return 0;
+}
+
+uint64_t profile_writer_size(const struct profile_writer *w)
+{
+	return w->written + w->out.len + (w->samples.len ? w->samples.len + 2 * VARINT_MAX : 0);
+}
+
+static void meta_str(struct buf *b, uint32_t key, const char *s)
+{
+	put_u(b, key);
+	put_str(b, s ? s : "");
+}
+
+static void meta_u(struct buf *b, uint32_t key, uint64_t v)
+{
+	uint8_t tmp[VARINT_MAX];
+	size_t n = varint_put(tmp, v);
+
+	put_u(b, key);
+	put_u(b, n);
+	put_bytes(b, tmp, n);
+}
+
+static void encode_meta(struct buf *b, const struct profile_meta *m)
+{
+	struct buf argv = { 0 };
+
+	meta_str(b, META_HOSTNAME, m->hostname);
+	meta_str(b, META_OSRELEASE, m->osrelease);
+	meta_str(b, META_ARCH, m->arch);
+	meta_str(b, META_CPU_MODEL, m->cpu_model);
+	meta_str(b, META_PPERF_VERSION, m->pperf_version);
+	meta_str(b, META_CPUID, m->cpuid);
+	meta_u(b, META_NR_CPUS_ONLINE, m->nr_cpus_online);
+	meta_u(b, META_NR_CPUS_AVAIL, m->nr_cpus_avail);
+	meta_u(b, META_MEM_TOTAL_KB, m->mem_total_kb);
+	put_u(&argv, m->argc);
+	for (uint32_t i = 0; i < m->argc; i++)
+		put_str(&argv, m->argv[i]);
+	put_u(b, META_ARGV);
+	put_u(b, argv.len);
+	put_bytes(b, argv.data, argv.len);
+	free(argv.data);
+	put_u(b, META_FREQ_HZ);
+	put_u(b, 8);
+	put_f64(b, m->freq_hz);
+	meta_u(b, META_PERIOD_NS, m->period_ns);
+	meta_u(b, META_CLOCKID, m->clockid);
+	meta_u(b, META_REF_CLOCK_NS, m->ref_clock_ns);
+	meta_u(b, META_REF_REALTIME_NS, m->ref_realtime_ns);
+	meta_u(b, META_START_TIME, m->start_time);
+	meta_u(b, META_FLAGS, m->flags);
+}
+
+struct profile_writer *profile_writer_open(int fd, const char *name, const struct profile_meta *meta)
+{
+	struct profile_writer *w = xcalloc(1, sizeof(*w));
+	uint8_t hdr[NATIVE_HEADER_SIZE] = { 0 };
+	struct buf payload = { 0 };
+
+	w->fd = fd;
+	w->name = xstrdup(name);
+	w->period_ns = meta->period_ns;
+	w->last_time = meta->start_time;
+	memcpy(hdr, NATIVE_MAGIC, NATIVE_MAGIC_SIZE);
+	hdr[8] = NATIVE_VERSION_MAJOR;
+	hdr[10] = NATIVE_VERSION_MINOR;
+	hdr[12] = NATIVE_HEADER_SIZE;
+	put_bytes(&w->out, hdr, sizeof(hdr));
+	encode_meta(&payload, meta);
+	put_record(w, PROFILE_META, &payload);
+	free(payload.data);
+	if (profile_writer_flush(w) < 0) {
+		free(w->name);
+		free(w->out.data);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static struct slot_state *slot(struct profile_writer *w, uint32_t s)
+{
+	return s < w->nr_slots ? &w->slots[s] : NULL;
+}
+
+static int64_t *thr_prev(struct profile_writer *w, uint32_t s)
+{
+	return w->thr_prev + (size_t)s * w->nr_channels;
+}
+
+static void add_slot(struct profile_writer *w, const struct profile_thread *t)
+{
+	uint32_t s = (uint32_t)w->nr_slots;
+
+	ALLOC_GROW(w->slots, w->alloc_slots, w->nr_slots + 1);
+	w->slots[s] = (struct slot_state){ .cpu_ns = t->cpu_ns, .live = 1 };
+	w->nr_slots++;
+	ALLOC_GROW(w->live, w->alloc_live, w->nr_live + 1);
+	w->live[w->nr_live++] = s; /* slots only grow: stays ascending */
+	if (w->nr_channels) {
+		ALLOC_GROW(w->thr_prev, w->alloc_thr_prev, w->nr_slots * w->nr_channels);
+		memset(thr_prev(w, s), 0, w->nr_channels * sizeof(int64_t));
+	}
+}
+
+static void end_slot(struct profile_writer *w, uint32_t s)
+{
+	size_t j = 0;
+
+	w->slots[s].live = 0;
+	for (size_t i = 0; i < w->nr_live; i++)
+		if (w->live[i] != s)
+			w->live[j++] = w->live[i];
+	w->nr_live = j;
+}
+
+static int cmp_slot_of(const void *a, const void *b, void *ctx)
+{
+	const struct profile_tsample *ts = ctx;
+	uint32_t x = ts[*(const uint32_t *)a].slot, y = ts[*(const uint32_t *)b].slot;
+
+	return x < y ? -1 : x > y;
+}
+
+static int encode_sample(struct profile_writer *w, const struct profile_sample *s)
+{
+	struct buf *b = &w->samples;
+	int all_live = s->nr_threads == w->nr_live;
+	uint32_t prev = 0;
+
+	ALLOC_GROW(w->order, w->alloc_order, s->nr_threads);
+	for (uint32_t i = 0; i < s->nr_threads; i++) {
+		if (!slot(w, s->threads[i].slot) || !slot(w, s->threads[i].slot)->live)
+			return error("profile '%s': sample names thread slot %u, which is not live",
+				     w->name, s->threads[i].slot);
+		w->order[i] = i;
+	}
+	qsort_r(w->order, s->nr_threads, sizeof(*w->order), cmp_slot_of, (void *)s->threads);
+	for (uint32_t i = 0; all_live && i < s->nr_threads; i++)
+		all_live = s->threads[w->order[i]].slot == w->live[i];
+	for (uint32_t i = 1; i < s->nr_threads; i++)
+		if (s->threads[w->order[i]].slot == s->threads[w->order[i - 1]].slot)
+			return error("profile '%s': sample names thread slot %u twice", w->name,
+				     s->threads[w->order[i]].slot);
+
+	put_u(b, (zigzag((int64_t)(s->time - w->last_time - w->period_ns)) << 1) | (uint64_t)all_live);
+	w->last_time = s->time;
+	if (!all_live) {
+		put_u(b, s->nr_threads);
+		for (uint32_t i = 0; i < s->nr_threads; i++) {
+			uint32_t sl = s->threads[w->order[i]].slot;
+
+			put_u(b, i ? sl - prev - 1 : sl);
+			prev = sl;
+		}
+	}
+	for (uint32_t c = 0; c < w->nr_channels; c++)
+		if (!w->thread_channel[c]) {
+			int64_t v = s->values ? s->values[c] : 0;
+
+			put_s(b, (int64_t)((uint64_t)v - (uint64_t)w->sys_prev[c]));
+			w->sys_prev[c] = v;
+		}
+	for (uint32_t i = 0; i < s->nr_threads; i++) {
+		const struct profile_tsample *t = &s->threads[w->order[i]];
+		struct slot_state *st = slot(w, t->slot);
+		int64_t delta = (int64_t)(t->cpu_ns - st->cpu_ns);
+
+		put_s(b, (int64_t)(t->pc - st->pc));
+		put_s(b, (int64_t)((uint64_t)delta - (uint64_t)st->cpu_delta));
+		st->pc = t->pc;
+		st->cpu_ns = t->cpu_ns;
+		st->cpu_delta = delta;
+		for (uint32_t c = 0; c < w->nr_channels; c++)
+			if (w->thread_channel[c]) {
+				int64_t *p = &thr_prev(w, t->slot)[c];
+				int64_t v = t->values ? t->values[c] : 0;
+
+				put_s(b, (int64_t)((uint64_t)v - (uint64_t)*p));
+				*p = v;
+			}
+	}
+	return 0;
+}
+
+int profile_write(struct profile_writer *w, struct profile_record *rec)
+{
+	struct buf p = { 0 };
+	int ret = 0;
+
+	if (w->failed)
+		return -1;
+	if (rec->type == PROFILE_SAMPLE) {
+		if (encode_sample(w, &rec->sample) < 0)
+			return -1;
+		if (w->samples.len >= (1u << 20))
+			close_samples(w);
+		return 0;
+	}
+	close_samples(w);
+	switch (rec->type) {
+	case PROFILE_CHANNEL: {
+		const struct profile_channel *c = &rec->channel;
+
+		if (w->nr_slots)
+			return error("profile '%s': channels must come before threads", w->name);
+		put_u(&p, c->index);
+		put_u(&p, c->kind);
+		put_u(&p, c->scope);
+		put_str(&p, c->name);
+		put_str(&p, c->unit);
+		put_str(&p, c->backend);
+		put_f64(&p, c->scale);
+		w->thread_channel = xrealloc(w->thread_channel, w->nr_channels + 1);
+		w->thread_channel[w->nr_channels] = c->scope == CHANNEL_THREAD;
+		w->sys_prev = xreallocarray(w->sys_prev, w->nr_channels + 1, sizeof(int64_t));
+		w->sys_prev[w->nr_channels] = 0;
+		w->nr_channels++;
+		break;
+	}
+	case PROFILE_PROCESS:
+		put_u(&p, rec->process.time);
+		put_u(&p, rec->process.pid);
+		put_u(&p, rec->process.ppid);
+		put_u(&p, rec->process.ptid);
+		put_u(&p, rec->process.how);
+		break;
+	case PROFILE_THREAD:
+		put_u(&p, rec->thread.time);
+		put_u(&p, rec->thread.pid);
+		put_u(&p, rec->thread.tid);
+		put_u(&p, rec->thread.cpu_ns);
+		rec->thread.slot = (uint32_t)w->nr_slots;
+		add_slot(w, &rec->thread);
+		break;
+	case PROFILE_THREAD_END:
+		if (!slot(w, rec->thread_end.slot) || !slot(w, rec->thread_end.slot)->live) {
+			ret = error("profile '%s': thread slot %u ended twice or never started",
+				    w->name, rec->thread_end.slot);
+			goto out;
+		}
+		put_u(&p, rec->thread_end.time);
+		put_u(&p, rec->thread_end.slot);
+		put_u(&p, rec->thread_end.cpu_ns);
+		end_slot(w, rec->thread_end.slot);
+		break;
+	case PROFILE_COMM:
+		put_u(&p, rec->comm.time);
+		put_u(&p, rec->comm.pid);
+		put_u(&p, rec->comm.tid);
+		put_u(&p, rec->comm.exec);
+		put_str(&p, rec->comm.name);
+		break;
+	case PROFILE_EXEC:
+		put_u(&p, rec->exec.time);
+		put_u(&p, rec->exec.pid);
+		put_str(&p, rec->exec.filename);
+		break;
+	case PROFILE_MMAP: {
+		const struct profile_mmap *m = &rec->mmap;
+		uint32_t bid = m->build_id_size <= sizeof(m->build_id) ? m->build_id_size : 0;
+
+		put_u(&p, m->time);
+		put_u(&p, m->pid);
+		put_u(&p, m->start);
+		put_u(&p, m->len);
+		put_u(&p, m->pgoff);
+		put_u(&p, m->dev_major);
+		put_u(&p, m->dev_minor);
+		put_u(&p, m->inode);
+		put_u(&p, m->prot);
+		put_u(&p, m->flags);
+		put_u(&p, bid);
+		put_bytes(&p, m->build_id, bid);
+		put_str(&p, m->path);
+		break;
+	}
+	case PROFILE_EXIT:
+		put_u(&p, rec->exit.time);
+		put_u(&p, rec->exit.pid);
+		put_s(&p, rec->exit.status);
+		break;
+	case PROFILE_TOTALS:
+		put_u(&p, rec->totals.wall_ns);
+		put_u(&p, rec->totals.stopped_ns);
+		put_u(&p, rec->totals.samples);
+		put_u(&p, rec->totals.samples_ideal);
+		put_u(&p, rec->totals.missed);
+		put_u(&p, rec->totals.foreign_signals);
+		break;
+	default:
+		ret = error("profile '%s': cannot write a record of type %d", w->name, rec->type);
+		goto out;
+	}
+	put_record(w, rec->type, &p);
+	if (w->out.len >= (1u << 20))
+		ret = profile_writer_flush(w);
+out:
+	free(p.data);
+	return ret;
+}
+
+int profile_writer_close(struct profile_writer *w)
+{
+	int ret;
+
+	if (!w)
+		return 0;
+	ret = profile_writer_flush(w);
+	free(w->name);
+	free(w->out.data);
+	free(w->samples.data);
+	free(w->slots);
+	free(w->live);
+	free(w->thread_channel);
+	free(w->sys_prev);
+	free(w->thr_prev);
+	free(w->order);
+	free(w);
+	return ret;
+}
