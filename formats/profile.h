@@ -250,7 +250,9 @@ int profile_read(struct profile_reader *r, struct profile_record *rec);
 int profile_reader_truncated(const struct profile_reader *r);
 /* Silence the truncation warning (for tools that report it themselves). */
 void profile_reader_quiet(struct profile_reader *r);
-/* META and channels, available once the first record was read. */
+/* Bytes of the profile read so far (its size, once profile_read() returned 0). */
+uint64_t profile_reader_offset(const struct profile_reader *r);
+/* META (read at open) and the channels read so far. */
 const struct profile_meta *profile_reader_meta(const struct profile_reader *r);
 uint32_t profile_reader_nr_channels(const struct profile_reader *r);
 const struct profile_channel *profile_reader_channel(const struct profile_reader *r, uint32_t i);
