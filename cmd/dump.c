@@ -1,9 +1,163 @@
-/* Placeholder being replaced by its owner in this change. */
-#include "cmd.h"
+/* pperf dump: every record of a profile in readable form, one per line, with its offset. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../formats/profile.h"
+#include "../lib/buildid.h"
 #include "../lib/util.h"
+#include "cmd.h"
+
+static const char dump_usage[] =
+	"usage: pperf dump [options] [FILE]\n"
+	"\n"
+	"Print every record of a profile (default pperf.data; '-': standard input) in readable\n"
+	"form, one per line, preceded by its byte offset, as 'perf report -D' does.\n"
+	"\n"
+	"  -i, --input FILE   the profile (instead of the argument)\n"
+	"  -h, --help         show this help\n";
+
+static void print_time(uint64_t t, uint64_t base)
+{
+	printf("%12.6f ", (double)(int64_t)(t - base) / 1e9);
+}
+
+static void dump_record(const struct profile_reader *r, const struct profile_record *rec,
+			uint64_t base)
+{
+	const struct profile_meta *m;
+	char hex[2 * 20 + 1];
+
+	printf("%10" PRIu64 " %-10s ", rec->offset, profile_record_name(rec->type));
+	switch (rec->type) {
+	case PROFILE_META:
+		m = &rec->meta;
+		printf("format %u.%u host '%s' kernel '%s' arch %s cpu '%s' cpuid '%s' cpus %u/%u "
+		       "mem %" PRIu64 " kB pperf %s freq %.3f Hz period %" PRIu64
+		       " ns clock %u ref %" PRIu64 "/%" PRIu64 " start %" PRIu64 " flags %#x cmd",
+		       m->version_major, m->version_minor, m->hostname, m->osrelease, m->arch,
+		       m->cpu_model, m->cpuid, m->nr_cpus_online, m->nr_cpus_avail, m->mem_total_kb,
+		       m->pperf_version, m->freq_hz, m->period_ns, m->clockid, m->ref_clock_ns,
+		       m->ref_realtime_ns, m->start_time, m->flags);
+		for (uint32_t i = 0; i < m->argc; i++)
+			printf(" '%s'", m->argv[i]);
+		break;
+	case PROFILE_CHANNEL:
+		printf("#%u '%s' unit '%s' %s %s backend '%s' scale %g", rec->channel.index,
+		       rec->channel.name, rec->channel.unit,
+		       rec->channel.kind == CHANNEL_COUNTER ? "counter" : "instant",
+		       rec->channel.scope == CHANNEL_THREAD ? "per-thread" : "system",
+		       rec->channel.backend, rec->channel.scale);
+		break;
+	case PROFILE_PROCESS:
+		print_time(rec->process.time, base);
+		printf("pid %u ppid %u ptid %u how %u", rec->process.pid, rec->process.ppid,
+		       rec->process.ptid, rec->process.how);
+		break;
+	case PROFILE_THREAD:
+		print_time(rec->thread.time, base);
+		printf("slot %u pid %u tid %u cpu %" PRIu64 " ns", rec->thread.slot, rec->thread.pid,
+		       rec->thread.tid, rec->thread.cpu_ns);
+		break;
+	case PROFILE_THREAD_END:
+		print_time(rec->thread_end.time, base);
+		printf("slot %u pid %u tid %u cpu %" PRIu64 " ns", rec->thread_end.slot,
+		       rec->thread_end.pid, rec->thread_end.tid, rec->thread_end.cpu_ns);
+		break;
+	case PROFILE_COMM:
+		print_time(rec->comm.time, base);
+		printf("pid %u tid %u '%s'%s", rec->comm.pid, rec->comm.tid, rec->comm.name,
+		       rec->comm.exec ? " (exec)" : "");
+		break;
+	case PROFILE_EXEC:
+		print_time(rec->exec.time, base);
+		printf("pid %u '%s'", rec->exec.pid, rec->exec.filename);
+		break;
+	case PROFILE_MMAP:
+		print_time(rec->mmap.time, base);
+		printf("pid %u %#" PRIx64 "-%#" PRIx64 " pgoff %#" PRIx64 " dev %x:%x ino %" PRIu64
+		       " prot %u flags %u build-id %s '%s'",
+		       rec->mmap.pid, rec->mmap.start, rec->mmap.start + rec->mmap.len,
+		       rec->mmap.pgoff, rec->mmap.dev_major, rec->mmap.dev_minor, rec->mmap.inode,
+		       rec->mmap.prot, rec->mmap.flags,
+		       rec->mmap.build_id_size ?
+			       build_id_hex(rec->mmap.build_id, rec->mmap.build_id_size, hex) :
+			       "-",
+		       rec->mmap.path);
+		break;
+	case PROFILE_SAMPLE:
+		print_time(rec->sample.time, base);
+		printf("%u threads", rec->sample.nr_threads);
+		for (uint32_t c = 0; c < rec->sample.nr_channels; c++)
+			if (profile_reader_channel(r, c)->scope == CHANNEL_SYSTEM)
+				printf(" ch%u=%" PRId64 " (+%g)", c, rec->sample.values[c],
+				       rec->sample.deltas[c]);
+		for (uint32_t i = 0; i < rec->sample.nr_threads; i++) {
+			const struct profile_tsample *t = &rec->sample.threads[i];
+
+			printf("\n%22s tid %u pid %u pc %#" PRIx64 " cpu %" PRIu64 " (+%" PRIu64 ")", "",
+			       t->tid, t->pid, t->pc, t->cpu_ns, t->cpu_delta);
+			for (uint32_t c = 0; c < rec->sample.nr_channels; c++)
+				if (profile_reader_channel(r, c)->scope == CHANNEL_THREAD)
+					printf(" ch%u=%" PRId64 " (+%g)", c, t->values[c], t->deltas[c]);
+		}
+		break;
+	case PROFILE_EXIT:
+		print_time(rec->exit.time, base);
+		printf("pid %u status %d", rec->exit.pid, rec->exit.status);
+		break;
+	case PROFILE_TOTALS:
+		printf("wall %" PRIu64 " ns stopped %" PRIu64 " ns samples %" PRIu64
+		       " ideal %" PRIu64 " missed %" PRIu64 " signals %" PRIu64,
+		       rec->totals.wall_ns, rec->totals.stopped_ns, rec->totals.samples,
+		       rec->totals.samples_ideal, rec->totals.missed, rec->totals.foreign_signals);
+		break;
+	default:
+		break;
+	}
+	putchar('\n');
+}
+
 int cmd_dump(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("'pperf dump' is not built yet"), EXIT_FAIL;
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = "pperf.data";
+	struct profile_reader *r;
+	struct profile_record rec;
+	uint64_t base;
+	int c, n;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			path = optarg;
+			break;
+		case 'h':
+			fputs(dump_usage, stdout);
+			return EXIT_OK;
+		default:
+			usage_error("dump", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc)
+		usage_error("dump", "one profile at a time ('%s' is extra)", argv[optind]);
+	r = profile_reader_open(path);
+	if (!r)
+		return EXIT_FAIL;
+	base = profile_reader_meta(r)->start_time;
+	printf("# offset   record     time (s)\n");
+	while ((n = profile_read(r, &rec)) > 0)
+		dump_record(r, &rec, base);
+	profile_reader_close(r);
+	return n < 0 ? EXIT_FAIL : EXIT_OK;
 }
