@@ -1,0 +1,17 @@
+# Shared helpers of the end-to-end tests (sourced). The runner sets PPERF (the pperf binary),
+# PROGS (the programs under test) and BUILD; each test gets a scratch directory $T.
+set -u
+: "${PPERF:=$PWD/build/pperf}" "${PROGS:=$PWD/build/tests/progs}" "${BUILD:=$PWD/build}"
+TT=$BUILD/tests/helper/test-tool
+T=$(mktemp -d /tmp/pperf-e2e.XXXXXX)
+chmod 755 "$T"
+trap 'rm -rf "$T"' EXIT
+
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+# expect_eq WHAT GOT WANT
+expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
+# within A B POINTS: |A - B| <= POINTS (decimals)
+within() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { x = a - b; if (x < 0) x = -x; exit !(x <= d) }'; }
+# record ARGS...: pperf record, failing the test on a pperf error (not on the program's status)
+summary() { "$TT" summary "$1" || fail "test-tool summary $1"; }

@@ -1,0 +1,33 @@
+# Attach to a running multi-threaded process, record, detach: the process runs on unharmed and
+# ends with its own output and status; the profile holds all its threads.
+. "$(dirname "$0")/lib.sh"
+"$PROGS/longrun" 2.5 >"$T/out" &
+pid=$!
+sleep 0.3
+"$PPERF" record -q -p $pid --duration 0.5 -o "$T/a.data" || fail "record -p exited $?"
+grep -q 'TracerPid:[[:space:]]*0$' /proc/$pid/status || fail "process still traced after detach"
+wait $pid
+rc=$?
+[ $rc = 4 ] || fail "the attached process exited $rc, want 4"
+grep -q 'longrun done' "$T/out" || fail "the attached process did not finish its work"
+summary "$T/a.data" >"$T/sum"
+[ "$(grep -c "^thread $pid " "$T/sum")" = 5 ] || fail "want 5 threads: $(cat "$T/sum")"
+grep -q "^process $pid ppid .* how 1 exit -1" "$T/sum" || fail "process not recorded as attached"
+grep -q '^truncated 0' "$T/sum" || fail "profile incomplete"
+
+# Ended by SIGINT instead of a duration.
+"$PROGS/longrun" 2.5 >"$T/out" &
+pid=$!
+sleep 0.3
+"$PPERF" record -q -p $pid -o "$T/b.data" &
+rec=$!
+sleep 0.5
+kill -INT $rec
+wait $rec || fail "record -p ended by SIGINT exited $?"
+wait $pid
+[ $? = 4 ] || fail "the process did not survive an interrupted recording"
+summary "$T/b.data" | grep -q '^truncated 0' || fail "interrupted profile incomplete"
+
+# Refused attaches say why.
+"$PPERF" record -q -p 999999999 -o "$T/c.data" 2>"$T/err" && fail "attached to nothing"
+grep -q "no such process" "$T/err" || fail "message: $(cat "$T/err")"

@@ -1,0 +1,37 @@
+# Output choices and bad options: clear one-line errors, exit 2 for usage, never a crash.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+"$PPERF" record -q -- "$PROGS/status" exit 0 || fail "default output"
+[ -s pperf.data ] || fail "no pperf.data by default"
+"$PPERF" record -q -- "$PROGS/status" exit 0 || fail "second record"
+[ -s pperf.data.old ] || fail "the previous profile was not kept as pperf.data.old"
+# -o -: the profile on stdout, readable from a pipe; the program's own stdout goes to stderr.
+"$PPERF" record -q -o - -- "$PROGS/family" 2>"$T/err" | "$TT" summary - >"$T/sum" || fail "-o - | reader"
+grep -q '^truncated 0' "$T/sum" || fail "the piped profile is incomplete"
+grep -q 'final pid' "$T/err" || fail "the program's stdout did not go to stderr"
+"$PPERF" record -q --no-output -- "$PROGS/status" exit 0 && [ ! -e no-output ] || fail "--no-output"
+usage() {
+	"$PPERF" record "$@" >"$T/o" 2>"$T/e"
+	rc=$?
+	[ $rc = 2 ] || fail "'record $*' exited $rc, want 2"
+	[ "$(grep -c '^error: ' "$T/e")" = 1 ] || fail "'record $*': $(cat "$T/e")"
+}
+usage -F 0 -- true
+usage -F abc -- true
+usage -F -5 -- true
+usage --bogus -- true
+usage
+usage -p 12 -- true
+usage --fifo 100 -- true
+usage --duration 0 -- true
+"$PPERF" record -o /nonexistent/dir/p.data -- true 2>"$T/e"; rc=$?
+[ $rc = 1 ] || fail "unwritable output: exit $rc"
+grep -q "cannot write the profile '/nonexistent/dir/p.data'" "$T/e" || fail "message: $(cat "$T/e")"
+"$PPERF" record --help | grep -q -- '--no-inherit' || fail "--help"
+"$PPERF" help record | grep -q -- '--duration' || fail "pperf help record"
+"$PPERF" bogus 2>/dev/null; [ $? = 2 ] || fail "unknown command"
+# Reading: missing file, not a profile, a directory.
+"$PPERF" info "$T/missing" 2>"$T/e"; [ $? = 1 ] && grep -q "cannot open" "$T/e" || fail "info on a missing file"
+echo "hello" >"$T/text"
+"$PPERF" dump "$T/text" 2>"$T/e"; [ $? = 1 ] && grep -q "not a pperf profile" "$T/e" || fail "dump on text"
+true

@@ -1,0 +1,24 @@
+# pperf needs no privileges: an unprivileged user records, also where perf record is refused.
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || skip "needs root to drop privileges to nobody"
+command -v setpriv >/dev/null || skip "setpriv (util-linux) is missing"
+asuser() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+# The binaries must be reachable by nobody.
+cp "$PPERF" "$PROGS/signals" "$T/" && chmod 755 "$T/pperf" "$T/signals"
+mkdir "$T/out" && chown nobody "$T/out"
+asuser "$T/pperf" record -q -o "$T/out/u.data" -- "$T/signals" >"$T/o" || fail "unprivileged record failed: $(cat "$T/o")"
+summary "$T/out/u.data" | grep -q '^truncated 0' || fail "unprivileged profile incomplete"
+# Without perf_event access (a container's seccomp profile, a locked-down machine), perf is
+# refused and pperf is not.
+cp "$PROGS/no-perf-event" "$T/" && chmod 755 "$T/no-perf-event"
+if command -v perf >/dev/null; then
+	asuser "$T/no-perf-event" perf record -q -e cpu-clock -o "$T/out/perf.data" -- "$T/signals" >/dev/null 2>&1 &&
+		fail "perf record worked without perf_event_open"
+fi
+asuser "$T/no-perf-event" "$T/pperf" record -q -o "$T/out/s.data" -- "$T/signals" >"$T/o" ||
+	fail "pperf failed without perf_event_open: $(cat "$T/o")"
+summary "$T/out/s.data" | grep -q '^truncated 0' || fail "sandboxed profile incomplete"
+# Attaching to another user's process is refused with the reason.
+asuser "$T/pperf" record -q -p 1 -o "$T/out/x.data" 2>"$T/err" && fail "attached to pid 1 as nobody"
+grep -q "belongs to user 0; run pperf as that user" "$T/err" || fail "message: $(cat "$T/err")"
+true

@@ -1,0 +1,303 @@
+/*
+ * test-tool: answers the end-to-end tests' questions about a profile, through the reader
+ * library, independently of pperf's own reporting.
+ *   test-tool split PROFILE FUNC...   CPU-time share (%) of each function
+ *   test-tool summary PROFILE         per process and per thread facts, one per line
+ * Symbols: a sample's PC -> the process's MMAP record holding it (maps end at exec) -> file
+ * offset -> the ELF segment holding it -> the symbol table (libelf).
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../formats/profile.h"
+#include "../../lib/util.h"
+
+struct map {
+	uint32_t pid;
+	uint64_t start, end, pgoff;
+	char *path;
+};
+
+struct sym {
+	uint64_t addr, size;
+	char *name;
+};
+
+struct elf_file {
+	char *path;
+	int ok;
+	uint64_t seg_off[16], seg_vaddr[16], seg_size[16];
+	int nseg;
+	struct sym *syms;
+	size_t nsyms;
+};
+
+static struct map *maps;
+static size_t nmaps, amaps;
+static struct elf_file *files;
+static size_t nfiles, afiles;
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static struct elf_file *load_elf(const char *path)
+{
+	struct elf_file *f;
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	size_t nph;
+	int fd;
+
+	for (size_t i = 0; i < nfiles; i++)
+		if (!strcmp(files[i].path, path))
+			return &files[i];
+	ALLOC_GROW(files, afiles, nfiles + 1);
+	f = &files[nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->path = xstrdup(path);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return f;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_getphdrnum(e, &nph) < 0)
+		goto out;
+	for (size_t i = 0; i < nph && f->nseg < 16; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD) {
+			f->seg_off[f->nseg] = ph.p_offset;
+			f->seg_vaddr[f->nseg] = ph.p_vaddr;
+			f->seg_size[f->nseg] = ph.p_filesz;
+			f->nseg++;
+		}
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+			    !s.st_value)
+				continue;
+			name = elf_strptr(e, sh.sh_link, s.st_name);
+			if (!name)
+				continue;
+			f->syms = xreallocarray(f->syms, f->nsyms + 1, sizeof(*f->syms));
+			f->syms[f->nsyms++] = (struct sym){ s.st_value, s.st_size, xstrdup(name) };
+		}
+	}
+	qsort(f->syms, f->nsyms, sizeof(*f->syms), cmp_sym);
+	f->ok = 1;
+out:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return f;
+}
+
+/* The function holding pc in process pid, or NULL. */
+static const char *symbolize(uint32_t pid, uint64_t pc)
+{
+	for (size_t i = nmaps; i-- > 0;) {
+		struct map *m = &maps[i];
+		struct elf_file *f;
+		uint64_t off, vaddr = 0;
+		int found = 0;
+
+		if (m->pid != pid || pc < m->start || pc >= m->end)
+			continue;
+		if (m->path[0] != '/')
+			return NULL;
+		f = load_elf(m->path);
+		off = pc - m->start + m->pgoff;
+		for (int s = 0; s < f->nseg; s++)
+			if (off >= f->seg_off[s] && off < f->seg_off[s] + f->seg_size[s]) {
+				vaddr = off - f->seg_off[s] + f->seg_vaddr[s];
+				found = 1;
+			}
+		if (!found)
+			return NULL;
+		for (size_t k = 0; k < f->nsyms; k++)
+			if (vaddr >= f->syms[k].addr &&
+			    vaddr < f->syms[k].addr + (f->syms[k].size ? f->syms[k].size : 1))
+				return f->syms[k].name;
+		return NULL;
+	}
+	return NULL;
+}
+
+static void take_map(const struct profile_record *rec)
+{
+	if (rec->type == PROFILE_EXEC) {
+		/* The process's earlier maps end at its exec. */
+		for (size_t i = 0; i < nmaps; i++)
+			if (maps[i].pid == rec->exec.pid)
+				maps[i].pid = 0;
+		return;
+	}
+	ALLOC_GROW(maps, amaps, nmaps + 1);
+	maps[nmaps++] = (struct map){ rec->mmap.pid, rec->mmap.start,
+				      rec->mmap.start + rec->mmap.len, rec->mmap.pgoff,
+				      xstrdup(rec->mmap.path) };
+}
+
+static struct profile_reader *open_or_die(const char *path)
+{
+	struct profile_reader *r = profile_reader_open(path);
+
+	if (!r)
+		exit(2);
+	return r;
+}
+
+static int cmd_split(int argc, char **argv)
+{
+	struct profile_reader *r = open_or_die(argv[0]);
+	struct profile_record rec;
+	uint64_t total = 0, *per = xcalloc((size_t)argc, sizeof(uint64_t));
+	int n;
+
+	while ((n = profile_read(r, &rec)) > 0) {
+		if (rec.type == PROFILE_MMAP || rec.type == PROFILE_EXEC)
+			take_map(&rec);
+		if (rec.type != PROFILE_SAMPLE)
+			continue;
+		for (uint32_t i = 0; i < rec.sample.nr_threads; i++) {
+			const struct profile_tsample *t = &rec.sample.threads[i];
+			const char *f = symbolize(t->pid, t->pc);
+
+			total += t->cpu_delta;
+			for (int k = 1; f && k < argc; k++)
+				if (!strcmp(f, argv[k]))
+					per[k] += t->cpu_delta;
+		}
+	}
+	if (n < 0)
+		return 2;
+	for (int k = 1; k < argc; k++)
+		printf("%s %.2f\n", argv[k], total ? 100.0 * (double)per[k] / (double)total : 0);
+	profile_reader_close(r);
+	free(per);
+	return 0;
+}
+
+/* Facts for the tests to grep: "process PID ppid PPID how HOW exit STATUS exec PATH",
+ * "thread PID TID samples N cpu NS comm NAME", "totals samples N", "truncated 0|1". */
+static int cmd_summary(const char *path)
+{
+	struct profile_reader *r = open_or_die(path);
+	struct profile_record rec;
+	static struct {
+		uint32_t pid, ppid, how, exited;
+		int32_t status;
+		char exe[256];
+	} procs[4096];
+	struct {
+		uint32_t pid, tid;
+		uint64_t samples, cpu, first_cpu;
+		char comm[32];
+	} *thr = NULL;
+	size_t nprocs = 0, nthr = 0, athr = 0;
+	uint64_t samples = 0, total_samples = 0, sys_chan = 0;
+	int n;
+
+	while ((n = profile_read(r, &rec)) > 0) {
+		switch (rec.type) {
+		case PROFILE_PROCESS:
+			if (nprocs < 4096) {
+				procs[nprocs].pid = rec.process.pid;
+				procs[nprocs].ppid = rec.process.ppid;
+				procs[nprocs].how = rec.process.how;
+				procs[nprocs].exited = 0;
+				procs[nprocs].exe[0] = '\0';
+				nprocs++;
+			}
+			break;
+		case PROFILE_EXEC:
+			for (size_t i = 0; i < nprocs; i++)
+				if (procs[i].pid == rec.exec.pid)
+					snprintf(procs[i].exe, sizeof(procs[i].exe), "%s",
+						 rec.exec.filename);
+			break;
+		case PROFILE_EXIT:
+			for (size_t i = 0; i < nprocs; i++)
+				if (procs[i].pid == rec.exit.pid) {
+					procs[i].exited = 1;
+					procs[i].status = rec.exit.status;
+				}
+			break;
+		case PROFILE_THREAD:
+			ALLOC_GROW(thr, athr, nthr + 1);
+			memset(&thr[nthr], 0, sizeof(thr[nthr]));
+			thr[nthr].pid = rec.thread.pid;
+			thr[nthr].tid = rec.thread.tid;
+			nthr++;
+			break;
+		case PROFILE_COMM:
+			for (size_t i = 0; i < nthr; i++)
+				if (thr[i].tid == rec.comm.tid)
+					snprintf(thr[i].comm, sizeof(thr[i].comm), "%s", rec.comm.name);
+			break;
+		case PROFILE_SAMPLE:
+			samples++;
+			for (uint32_t i = 0; i < rec.sample.nr_threads; i++) {
+				const struct profile_tsample *t = &rec.sample.threads[i];
+
+				if (t->slot < nthr && thr[t->slot].tid == t->tid) {
+					thr[t->slot].samples++;
+					thr[t->slot].cpu += t->cpu_delta;
+				} else {
+					printf("error sample names slot %u tid %u\n", t->slot, t->tid);
+				}
+			}
+			sys_chan += rec.sample.nr_channels;
+			break;
+		case PROFILE_TOTALS:
+			total_samples = rec.totals.samples;
+			break;
+		default:
+			break;
+		}
+	}
+	if (n < 0)
+		return 2;
+	for (size_t i = 0; i < nprocs; i++)
+		printf("process %u ppid %u how %u exit %d exec %s\n", procs[i].pid, procs[i].ppid,
+		       procs[i].how, procs[i].exited ? procs[i].status : -1,
+		       procs[i].exe[0] ? procs[i].exe : "-");
+	for (size_t i = 0; i < nthr; i++)
+		printf("thread %u %u samples %" PRIu64 " cpu %" PRIu64 " comm %s\n", thr[i].pid,
+		       thr[i].tid, thr[i].samples, thr[i].cpu, thr[i].comm);
+	printf("samples %" PRIu64 "\ntotals %" PRIu64 "\ntruncated %d\n", samples, total_samples,
+	       profile_reader_truncated(r));
+	profile_reader_close(r);
+	free(thr);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 4 && !strcmp(argv[1], "split"))
+		return cmd_split(argc - 2, argv + 2);
+	if (argc == 3 && !strcmp(argv[1], "summary"))
+		return cmd_summary(argv[2]);
+	fprintf(stderr, "usage: test-tool split PROFILE FUNC... | summary PROFILE\n");
+	return 2;
+}
