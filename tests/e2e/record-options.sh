@@ -9,7 +9,12 @@ cd "$T"
 "$PPERF" record -q -o - -- "$PROGS/family" 2>"$T/err" | "$TT" summary - >"$T/sum" || fail "-o - | reader"
 grep -q '^truncated 0' "$T/sum" || fail "the piped profile is incomplete"
 grep -q 'final pid' "$T/err" || fail "the program's stdout did not go to stderr"
-"$PPERF" record -q --no-output -- "$PROGS/status" exit 0 && [ ! -e no-output ] || fail "--no-output"
+# --no-output: nothing written, not even the default pperf.data; the program's status still comes back.
+mkdir "$T/none" && cd "$T/none"
+"$PPERF" record -q --no-output -- "$PROGS/status" exit 3; rc=$?
+[ $rc = 3 ] || fail "--no-output: exit $rc, want the program's 3"
+[ -z "$(ls -A)" ] || fail "--no-output wrote: $(ls -A)"
+cd "$T"
 usage() {
 	"$PPERF" record "$@" >"$T/o" 2>"$T/e"
 	rc=$?
@@ -27,6 +32,12 @@ usage --duration 0 -- true
 "$PPERF" record -o /nonexistent/dir/p.data -- true 2>"$T/e"; rc=$?
 [ $rc = 1 ] || fail "unwritable output: exit $rc"
 grep -q "cannot write the profile '/nonexistent/dir/p.data'" "$T/e" || fail "message: $(cat "$T/e")"
+# A program not on PATH: one line, the shell's 127, no profile left behind.
+"$PPERF" record -o "$T/np.data" -- no-such-prog >"$T/o" 2>"$T/e"; rc=$?
+[ $rc = 127 ] || fail "no-such-prog: exit $rc, want 127"
+[ "$(cat "$T/e")" = "error: cannot run 'no-such-prog': No such file or directory" ] ||
+	fail "no-such-prog: $(cat "$T/e")"
+[ -e "$T/np.data" ] && fail "a profile was left for no-such-prog"
 "$PPERF" record --help | grep -q -- '--no-inherit' || fail "--help"
 "$PPERF" help record | grep -q -- '--duration' || fail "pperf help record"
 "$PPERF" bogus 2>/dev/null; [ $? = 2 ] || fail "unknown command"
