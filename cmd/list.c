@@ -1,9 +1,68 @@
-/* Placeholder being replaced by its owner in this change. */
-#include "cmd.h"
+/* pperf list: the PMU backends, their arguments, and what each can measure on this machine. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "../lib/util.h"
+#include "../pmu/pmu.h"
+#include "cmd.h"
+
+static const char list_usage[] =
+	"usage: pperf list [BACKEND...]\n"
+	"\n"
+	"List the PMU backends (for 'pperf record --pmu NAME[:ARGS]'; '-e EV' is --pmu perf:EV),\n"
+	"their arguments, whether they work here, and what they can measure on this machine:\n"
+	"the events libpfm4 finds, the RAPL domains, ... With names, only those backends.\n"
+	"\n"
+	"  -h, --help   show this help\n";
+
+static void list_backend(const struct pmu_ops *ops)
+{
+	printf("%s\n", ops->name);
+	printf("  %s\n", ops->help);
+	printf("  arguments: %s\n", ops->args && *ops->args ? ops->args : "none");
+	fflush(stdout);
+	/* The probe's message (on stderr) says why a backend cannot work here. */
+	if (ops->probe && ops->probe() < 0)
+		printf("  not available on this machine (see the message above)\n");
+	else if (ops->list)
+		ops->list(stdout);
+	putchar('\n');
+}
+
 int cmd_list(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("'pperf list' is not built yet"), EXIT_FAIL;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct pmu_ops *const *b = pmu_backends();
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(list_usage, stdout);
+			return check_stdout() < 0 ? EXIT_FAIL : EXIT_OK;
+		default:
+			usage_error("list", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		if (!pmu_find(argv[i])) {
+			error("unknown PMU backend '%s' (run 'pperf list' for all of them)", argv[i]);
+			return EXIT_FAIL;
+		}
+	if (optind == argc) {
+		printf("PMU backends: pperf record --pmu NAME[:ARGS] (repeatable); -e EV,... is "
+		       "--pmu perf:EV,...\n\n");
+		for (size_t i = 0; b[i]; i++)
+			list_backend(b[i]);
+	} else {
+		for (int i = optind; i < argc; i++)
+			list_backend(pmu_find(argv[i]));
+	}
+	return check_stdout() < 0 ? EXIT_FAIL : EXIT_OK;
 }

@@ -8,6 +8,7 @@
 #define PPERF_PMU_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "../formats/profile.h"
@@ -51,6 +52,11 @@ struct pmu_ops {
 	int (*read_thread)(struct pmu *pmu, pid_t tid, int64_t *values);
 	/* Called once at the end; releases everything open() set up. NULL: nothing to release. */
 	void (*close)(struct pmu *pmu);
+	/*
+	 * Called by `pperf list` (without open()): print what it can measure on this machine
+	 * (events, domains, devices), indented by four spaces. NULL: nothing to list.
+	 */
+	void (*list)(FILE *out);
 };
 
 /* An open backend: its ops, its private state and the channels it declared. */
