@@ -9,12 +9,14 @@
 extern const struct pmu_ops pmu_none_ops;
 extern const struct pmu_ops pmu_dummy_ops;
 extern const struct pmu_ops pmu_perf_ops;
+extern const struct pmu_ops pmu_rapl_ops;
 
 /* Every backend; `pperf list` shows them in this order. */
 static const struct pmu_ops *const backends[] = {
 	&pmu_none_ops,
 	&pmu_dummy_ops,
 	&pmu_perf_ops,
+	&pmu_rapl_ops,
 	NULL,
 };
 
