@@ -93,6 +93,12 @@ static int open_error(const struct perf_ev *ev, int err)
 	case EACCES:
 	case EPERM:
 		paranoid = paranoid_level();
+		/* At 2 an unprivileged user counts its own processes at user level. */
+		if (paranoid <= 2 || geteuid() == 0)
+			return error("cannot count '%s': perf_event_open is refused although "
+				     "perf_event_paranoid is %d (a container's seccomp profile or a "
+				     "security module?); run outside the sandbox, or record without -e",
+				     ev->name, paranoid);
 		return error("cannot count '%s': permission denied (perf_event_paranoid is %d); "
 			     "run as root, or allow counting your own processes: "
 			     "sudo sysctl kernel.perf_event_paranoid=2",
