@@ -10,6 +10,8 @@ extern const struct pmu_ops pmu_none_ops;
 extern const struct pmu_ops pmu_dummy_ops;
 extern const struct pmu_ops pmu_perf_ops;
 extern const struct pmu_ops pmu_rapl_ops;
+extern const struct pmu_ops pmu_file_ops;
+extern const struct pmu_ops pmu_exec_ops;
 
 /* Every backend; `pperf list` shows them in this order. */
 static const struct pmu_ops *const backends[] = {
@@ -17,6 +19,8 @@ static const struct pmu_ops *const backends[] = {
 	&pmu_dummy_ops,
 	&pmu_perf_ops,
 	&pmu_rapl_ops,
+	&pmu_file_ops,
+	&pmu_exec_ops,
 	NULL,
 };
 
