@@ -12,6 +12,7 @@ extern const struct pmu_ops pmu_perf_ops;
 extern const struct pmu_ops pmu_rapl_ops;
 extern const struct pmu_ops pmu_file_ops;
 extern const struct pmu_ops pmu_exec_ops;
+extern const struct pmu_ops pmu_plugin_ops;
 
 /* Every backend; `pperf list` shows them in this order. */
 static const struct pmu_ops *const backends[] = {
@@ -21,6 +22,7 @@ static const struct pmu_ops *const backends[] = {
 	&pmu_rapl_ops,
 	&pmu_file_ops,
 	&pmu_exec_ops,
+	&pmu_plugin_ops,
 	NULL,
 };
 

@@ -3,7 +3,7 @@
 # page faults are counted where they happen; every bad event gets its reason.
 . "$(dirname "$0")/lib.sh"
 W=$PROGS/pmu-work
-"$PPERF" record -q -F 500 -e task-clock,page-faults,perf::CONTEXT-SWITCHES -o "$T/p.data" -- \
+"$PPERF" record -q -F 500 --pmu perf:task-clock,page-faults,perf::CONTEXT-SWITCHES -o "$T/p.data" -- \
 	"$W" 3 0.25 2000 >"$T/out" 2>"$T/err" || fail "record: $(cat "$T/err")"
 "$PPERF" dump "$T/p.data" >"$T/dump" || fail "dump"
 grep -q "#0 'task-clock' unit 'ns' counter per-thread backend 'perf'" "$T/dump" || fail "channels: $(grep channel "$T/dump")"
