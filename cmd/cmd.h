@@ -11,6 +11,7 @@ int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 /* pperf's version string. */
 extern const char pperf_version[];
