@@ -9,17 +9,24 @@ W=$PROGS/pmu-work
 grep -q "#0 'task-clock' unit 'ns' counter per-thread backend 'perf'" "$T/dump" || fail "channels: $(grep channel "$T/dump")"
 grep -q "#1 'page-faults' unit 'count' counter per-thread" "$T/dump" || fail "channels: $(grep channel "$T/dump")"
 grep -q "#2 'perf::CONTEXT-SWITCHES' unit 'count'" "$T/dump" || fail "channels: $(grep channel "$T/dump")"
-# The last value of each thread's counters (they count from the thread's start).
-awk '$1 == "tid" && $3 == "pid" { for (i = 1; i <= NF; i++) if ($i ~ /^ch[0-9]=/) {
+# Per thread: its counters' last values, and its CPU time (schedstat, read by pperf in the same
+# stops) from when its counters were opened (it appeared) to that last sample.
+awk '$1 == "tid" && $3 == "pid" { cpu[$2] = $8; for (i = 1; i <= NF; i++) if ($i ~ /^ch[0-9]=/) {
 	split($i, kv, "="); last[$2 " " kv[1]] = kv[2] } }
-	END { for (k in last) print k, last[k] }' "$T/dump" | sort >"$T/last"
+	$2 == "thread" && $8 == "tid" { start[$9] = $11 }
+	END { for (k in last) { split(k, a, " "); print k, last[k], cpu[a[1]] - start[a[1]] } }' "$T/dump" |
+	sort >"$T/last"
+[ -n "${PMU_DEBUG:-}" ] && cat "$T/last"
 total=0
 while read -r _ tid _ cpu; do
 	tc=$(awk -v t="$tid" '$1 == t && $2 == "ch0" { print $3 }' "$T/last")
+	sched=$(awk -v t="$tid" '$1 == t && $2 == "ch0" { print $4 }' "$T/last")
 	pf=$(awk -v t="$tid" '$1 == t && $2 == "ch1" { print $3 }' "$T/last")
 	[ -n "$tc" ] || fail "thread $tid has no task-clock values"
-	# Sampled up to the last stop before the thread ended: a little under its final CPU time.
-	within "$tc" "$cpu" "$(awk -v c="$cpu" 'BEGIN { print c * 0.1 + 5e6 }')" ||
+	within "$tc" "$sched" "$(awk -v c="$sched" 'BEGIN { print c * 0.05 + 3e6 }')" ||
+		fail "thread $tid: task-clock $tc ns, CPU time over the same stops $sched ns"
+	# Sampled before the thread ended: at most its own final CPU time, and most of it.
+	awk -v t="$tc" -v c="$cpu" 'BEGIN { exit !(t <= c * 1.05 + 2e6 && t >= c * 0.5) }' ||
 		fail "thread $tid: task-clock $tc ns, its own CPU time $cpu ns"
 	[ "$pf" -ge 2000 ] || fail "thread $tid touched 2000 pages, page-faults says $pf"
 	total=$((total + tc))
