@@ -5,6 +5,7 @@
  */
 #include "pmu.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -660,6 +661,56 @@ static void meter_close(struct pmu *pmu)
 	pmu->priv = NULL;
 }
 
+/* `pperf list file`: the hwmon power, current, voltage and energy sensors of this machine. */
+static void file_list(FILE *out)
+{
+	static const struct {
+		const char *prefix, *unit, *scale;
+	} kinds[] = {
+		{ "power", "W", "1e-6" }, { "energy", "J", "1e-6" }, { "curr", "A", "1e-3" },
+		{ "in", "V", "1e-3" },
+	};
+	DIR *d = opendir("/sys/class/hwmon");
+	struct dirent *e;
+	int found = 0;
+
+	if (!d) {
+		fprintf(out, "    no hwmon sensors here (/sys/class/hwmon)\n");
+		return;
+	}
+	while ((e = readdir(d))) {
+		char *dir, *path, name[64] = "?";
+		DIR *h;
+		struct dirent *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		dir = xasprintf("/sys/class/hwmon/%s", e->d_name);
+		path = xasprintf("%s/name", dir);
+		read_text_file(path, name, sizeof(name));
+		free(path);
+		h = opendir(dir);
+		while (h && (f = readdir(h))) {
+			size_t len = strlen(f->d_name);
+
+			if (len < 7 || strcmp(f->d_name + len - 6, "_input"))
+				continue;
+			for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
+				if (!strncmp(f->d_name, kinds[k].prefix, strlen(kinds[k].prefix))) {
+					fprintf(out, "    path=%s/%s,unit=%s,scale=%s   (%s)\n", dir,
+						f->d_name, kinds[k].unit, kinds[k].scale, name);
+					found++;
+				}
+		}
+		if (h)
+			closedir(h);
+		free(dir);
+	}
+	closedir(d);
+	if (!found)
+		fprintf(out, "    no hwmon power, energy, current or voltage sensor here\n");
+}
+
 const struct pmu_ops pmu_file_ops = {
 	.name = "file",
 	.args = "path=FILE[,unit=W][,scale=1][,kind=instant|counter][,name=NAME][,interval=MS]"
@@ -669,6 +720,7 @@ const struct pmu_ops pmu_file_ops = {
 	.open = file_open,
 	.read = meter_read,
 	.close = meter_close,
+	.list = file_list,
 };
 
 const struct pmu_ops pmu_exec_ops = {
