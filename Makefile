@@ -51,6 +51,7 @@ $(BUILD)/libpperf.a: $(LIBOBJS)
 
 -include $(OBJS:.o=.d)
 include tests/Makefile.inc
+include bench/Makefile.inc
 
 deps:
 	$(Q)scripts/install-deps
@@ -67,7 +68,7 @@ check: deps
 	$(Q)tests/run --build build --build build-asan
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all tests
+	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)
 	$(Q)bench/run $(BUILD)
 
 install: all

@@ -12,6 +12,12 @@ int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+
+/*
+ * The targets of `pperf convert --to NAME` (cmd/convert_NAME.c): called with argv[0] =
+ * "convert" and the options after --to removed; listed in cmd/convert.c's table.
+ */
 
 /* pperf's version string. */
 extern const char pperf_version[];

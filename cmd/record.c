@@ -77,6 +77,7 @@ struct record_args {
 	size_t nr_pmu_specs, alloc_pmu_specs;
 };
 
+/* Takes ownership of spec (freed at the end of cmd_record). */
 static void add_pmu_spec(struct record_args *a, char *spec)
 {
 	ALLOC_GROW(a->pmu_specs, a->alloc_pmu_specs, a->nr_pmu_specs + 1);
@@ -152,7 +153,7 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 			break;
 		case 'p':
 			if (a->upstream) {
-				add_pmu_spec(a, optarg);
+				add_pmu_spec(a, xstrdup(optarg));
 				break;
 			}
 			if (parse_u64(optarg, &pid) < 0 || pid == 0 || pid > 0x7fffffff)
@@ -173,7 +174,7 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 			add_pmu_spec(a, xasprintf("perf:%s", optarg));
 			break;
 		case OPT_PMU:
-			add_pmu_spec(a, optarg);
+			add_pmu_spec(a, xstrdup(optarg));
 			break;
 		case 'r':
 			a->topt.randomize = 1;
@@ -430,6 +431,8 @@ int cmd_record(int argc, char **argv)
 	}
 	tracer_free(t);
 	pmu_set_close(&pmus);
+	for (size_t i = 0; i < a.nr_pmu_specs; i++)
+		free(a.pmu_specs[i]);
 	free(a.pmu_specs);
 	return ret;
 }

@@ -1,0 +1,81 @@
+/*
+ * pperf convert --to FORMAT: writes a profile in another format. Each target is a command of
+ * its own (cmd/convert_*.c) with its own options; this file only picks it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/util.h"
+#include "cmd.h"
+
+struct convert_target {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct convert_target targets[] = {
+	{ NULL, NULL, NULL }, /* targets are added above this line */
+};
+
+static void convert_usage(FILE *out)
+{
+	fprintf(out, "usage: pperf convert --to FORMAT [options] [-i PROFILE] [-o OUT]\n"
+		     "\n"
+		     "Write a profile (native or legacy upstream pperf, detected by content) in\n"
+		     "another format. Formats:\n");
+	for (size_t i = 0; targets[i].name; i++)
+		fprintf(out, "   %-10s %s\n", targets[i].name, targets[i].summary);
+	fprintf(out, "\n'pperf convert --to FORMAT --help' shows a format's options.\n");
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	const char *to = NULL;
+	int at = -1;
+
+	/* Find --to FORMAT / --to=FORMAT anywhere; the rest belongs to the target. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--to") || !strcmp(argv[i], "-t")) {
+			if (i + 1 >= argc)
+				usage_error("convert", "%s needs a format", argv[i]);
+			to = argv[i + 1];
+			at = i;
+			break;
+		}
+		if (!strncmp(argv[i], "--to=", 5)) {
+			to = argv[i] + 5;
+			at = i;
+			break;
+		}
+	}
+	if (!to) {
+		for (int i = 1; i < argc; i++)
+			if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+				convert_usage(stdout);
+				return EXIT_OK;
+			}
+		usage_error("convert", "--to FORMAT is required");
+	}
+	for (size_t i = 0; targets[i].name; i++) {
+		if (strcmp(targets[i].name, to))
+			continue;
+		/* Drop --to and its value: the target sees `convert-NAME [options]`. */
+		int skip = strchr(argv[at], '=') ? 1 : 2;
+		char **targv = xcalloc((size_t)argc + 1, sizeof(*targv));
+		int n = 0;
+
+		for (int j = 0; j < argc; j++)
+			if (j < at || j >= at + skip)
+				targv[n++] = argv[j];
+		targv[0] = argv[0];
+		int ret = targets[i].fn(n, targv);
+		free(targv);
+		return ret;
+	}
+	usage_error("convert", "unknown format '%s' (see 'pperf convert --help')", to);
+	return EXIT_USAGE;
+}
