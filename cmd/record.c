@@ -250,9 +250,9 @@ static void print_stats(const struct tracer_stats *st, double freq, const char *
 		(double)st->stopped_ns / 1e6,
 		st->samples ? (double)st->stopped_ns / 1e3 / (double)st->samples : 0.0,
 		(double)st->max_stop_ns / 1e3);
-	fprintf(stderr, "pperf: threads     %12.2f per sample (%llu thread-samples)\n",
+	fprintf(stderr, "pperf: threads     %12.2f per sample (%llu thread-samples, %llu read asleep)\n",
 		st->samples ? (double)st->thread_samples / (double)st->samples : 0.0,
-		(unsigned long long)st->thread_samples);
+		(unsigned long long)st->thread_samples, (unsigned long long)st->asleep_samples);
 	fprintf(stderr, "pperf: signals     %12llu of the program passed through\n",
 		(unsigned long long)st->foreign_signals);
 	if (out)

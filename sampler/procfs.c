@@ -65,6 +65,48 @@ void cputime_close(struct cputime_src *src)
 	src->fd = -1;
 }
 
+int asleep_open(struct asleep_src *src, pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	src->fd = open(path, O_RDONLY | O_CLOEXEC);
+	return src->fd >= 0 ? 0 : -1;
+}
+
+/*
+ * The file holds "running" for a thread on a CPU or runnable; otherwise the system call number
+ * (-1 outside a call), for a call its six arguments, then the stack pointer and the PC, in hex.
+ */
+int asleep_read(const struct asleep_src *src, uint64_t *pc)
+{
+	char buf[256], *last;
+	ssize_t n;
+
+	if (src->fd < 0)
+		return -1;
+	n = pread(src->fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (!strncmp(buf, "running", 7))
+		return 0;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	last = strrchr(buf, ' ');
+	if (!last || strncmp(last + 1, "0x", 2))
+		return -1;
+	*pc = strtoull(last + 1, NULL, 16);
+	return *pc ? 1 : -1;
+}
+
+void asleep_close(struct asleep_src *src)
+{
+	if (src->fd >= 0)
+		close(src->fd);
+	src->fd = -1;
+}
+
 int proc_read_comm(pid_t pid, pid_t tid, char buf[16])
 {
 	char path[64], tmp[64];

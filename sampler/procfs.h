@@ -19,6 +19,24 @@ int cputime_open(struct cputime_src *src, pid_t pid, pid_t tid);
 int cputime_read(const struct cputime_src *src, uint64_t *ns);
 void cputime_close(struct cputime_src *src);
 
+/*
+ * Whether a thread is asleep, and where: /proc/PID/task/TID/syscall. A thread asleep in the
+ * kernel (a blocking system call, a page fault) is sampled from here instead of being stopped:
+ * a PTRACE_INTERRUPT would wake it, charge it CPU time, and make calls such as epoll_wait() or
+ * sigtimedwait() fail with EINTR, which the program would see.
+ */
+struct asleep_src {
+	int fd;
+};
+
+/* Open tid's source; -1 where the file is missing or refused (the caller then stops the
+ * thread as usual). Paired with asleep_close(). */
+int asleep_open(struct asleep_src *src, pid_t pid, pid_t tid);
+/* 1 and its user-space PC if the thread is asleep, 0 if it is running (or runnable), -1 if gone
+ * or unreadable. */
+int asleep_read(const struct asleep_src *src, uint64_t *pc);
+void asleep_close(struct asleep_src *src);
+
 /* A thread's name (comm, at most 15 characters) into buf[16]; -1 if gone. */
 int proc_read_comm(pid_t pid, pid_t tid, char buf[16]);
 /* The thread group (process) id and parent process id of a task; -1 if gone. */

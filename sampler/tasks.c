@@ -43,6 +43,7 @@ struct task *task_add(struct task_table *tt, pid_t pid, pid_t tid, int *new_proc
 	t->proc = p;
 	t->state = TASK_NEW;
 	t->cputime.fd = -1;
+	t->asleep.fd = -1;
 	t->hash_next = tt->task_hash[TASK_HASH(tid)];
 	tt->task_hash[TASK_HASH(tid)] = t;
 	ALLOC_GROW(tt->tasks, tt->alloc, tt->nr + 1);
@@ -64,6 +65,7 @@ struct process *task_remove(struct task_table *tt, struct task *t)
 			break;
 		}
 	cputime_close(&t->cputime);
+	asleep_close(&t->asleep);
 	free(t);
 	return --p->nr_tasks == 0 ? p : NULL;
 }

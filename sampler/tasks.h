@@ -28,9 +28,11 @@ struct task {
 	int in_vfork;	     /* a vfork parent, blocked until its child execs or exits */
 	int exiting;	     /* reported PTRACE_EVENT_EXIT: runs only to its end */
 	int sampled;	     /* stopped and read in the current sample */
+	int read_asleep;     /* read asleep, not stopped, in the current sample */
 	uint64_t pc, cpu_ns; /* as last read */
 	char comm[16];
 	struct cputime_src cputime;
+	struct asleep_src asleep;
 	struct task *hash_next;
 };
 

@@ -155,6 +155,7 @@ static struct task *new_task(struct tracer *t, pid_t pid, pid_t tid, int how, pi
 	}
 	cputime_open(&task->cputime, pid, tid);
 	cputime_read(&task->cputime, &task->cpu_ns);
+	asleep_open(&task->asleep, pid, tid);
 	if (proc_read_comm(pid, tid, task->comm) < 0)
 		snprintf(task->comm, sizeof(task->comm), "%d", (int)tid);
 
@@ -457,19 +458,32 @@ static void wait_for_stops(struct tracer *t)
 	}
 }
 
-/* Interrupt every running task and wait for them all: the program is then stopped whole. */
+/*
+ * Interrupt every running task and wait for them all: the program is then stopped whole.
+ * A task asleep in the kernel is read where it sleeps instead (when sampling): it cannot run
+ * while the others are stopped any more than a stopped one can, and leaving it asleep keeps
+ * the program's blocking calls free of EINTR and its sleepers off the CPU.
+ */
 static void stop_all(struct tracer *t, int include_group_stopped)
 {
 	for (size_t i = 0; i < t->tt.nr; i++) {
 		struct task *task = t->tt.tasks[i];
+		uint64_t pc;
 
 		task->sampled = 0;
+		task->read_asleep = 0;
 		if (task->state == TASK_NEW || task->in_vfork || task->exiting)
 			continue;
 		if (task->state == TASK_GROUP_STOPPED && !include_group_stopped)
 			continue;
 		if (task->state == TASK_STOPPED) {
 			task->sampled = 1;
+			continue;
+		}
+		if (!task->interrupted && t->sampling && task->state == TASK_RUNNING &&
+		    asleep_read(&task->asleep, &pc) == 1) {
+			task->read_asleep = 1;
+			task->pc = pc;
 			continue;
 		}
 		if (!task->interrupted) {
@@ -529,10 +543,11 @@ static void sample(struct tracer *t)
 
 			if (ok)
 				task->pc = pc;
-		} else if (task->state != TASK_GROUP_STOPPED && !task->in_vfork) {
+		} else if (task->state != TASK_GROUP_STOPPED && !task->in_vfork && !task->read_asleep) {
 			continue;
 		}
-		/* Held in a group-stop or a vfork: not running, so its last PC still holds. */
+		/* Held in a group-stop or a vfork: not running, so its last PC still holds;
+		 * asleep: its PC was read where it sleeps. */
 		if (!ok || !task->pc)
 			continue;
 		cputime_read(&task->cputime, &task->cpu_ns);
@@ -540,6 +555,8 @@ static void sample(struct tracer *t)
 		*s = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
 					       .tid = (uint32_t)task->tid, .pc = task->pc,
 					       .cpu_ns = task->cpu_ns };
+		if (task->read_asleep)
+			t->st.asleep_samples++;
 		if (thread_channels) {
 			int64_t *v = t->thr_values + (size_t)n * nch;
 
@@ -561,6 +578,7 @@ static void sample(struct tracer *t)
 		else if (task->sampled && task->state == TASK_GROUP_STOPPED)
 			resume_task(t, task);
 		task->sampled = 0;
+		task->read_asleep = 0;
 	}
 	end = now_ns();
 	t->st.stopped_ns += end - t->sample_time;

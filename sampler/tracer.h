@@ -30,6 +30,7 @@ struct tracer_options {
 struct tracer_stats {
 	uint64_t wall_ns, stopped_ns, samples, samples_ideal, missed, foreign_signals;
 	uint64_t thread_samples, max_stop_ns;
+	uint64_t asleep_samples; /* thread-samples read asleep, without a stop */
 };
 
 struct tracer;
