@@ -68,7 +68,7 @@ check: deps
 	$(Q)tests/run --build build --build build-asan
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)
+	$(Q)$(MAKE) --no-print-directory all tests $(BENCH_BINS)
 	$(Q)bench/run $(BUILD)
 
 install: all
