@@ -7,6 +7,7 @@ step=7000 ticks=40
 "$FIX/powercap-tick" "$P" $step $ticks - # the tree, before the program starts
 "$FIX/powercap-tick" "$P" $step $ticks "$T/go" &
 tick=$!
+trap 'kill $tick 2>/dev/null; rm -rf "$T"' EXIT
 # The program starts the ticks and lasts until they are all written, so the recording sees them
 # all: package-0 gains exactly ticks * step µJ, wrapping at 50000 µJ about 5 times.
 "$PPERF" record -q -F 500 --pmu "rapl:root=$P,domains=package,dram" -o "$T/r.data" -- \
