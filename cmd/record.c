@@ -234,6 +234,22 @@ static int open_output(const char *path)
 	return fd;
 }
 
+/*
+ * A sampler that missed many deadlines could not keep up: its stops take longer than the period,
+ * or it waited for a CPU the program's threads had (then its samples lean toward the program's
+ * system calls, where a CPU frees up). Say so, and what helps.
+ */
+static void warn_missed(const struct tracer_stats *st, int rt)
+{
+	if (st->samples_ideal < 100 || st->missed * 20 < st->samples_ideal)
+		return;
+	warning("%llu of %llu sampling deadlines missed: stops took longer than the period, or the "
+		"sampler waited for a CPU (then samples lean toward system calls); %s",
+		(unsigned long long)st->missed, (unsigned long long)st->samples_ideal,
+		rt ? "try a lower -F or --core-isolation"
+		   : "try a lower -F, --fifo 1 or --core-isolation");
+}
+
 static void print_stats(const struct tracer_stats *st, double freq, const char *out,
 			uint64_t bytes)
 {
@@ -429,6 +445,8 @@ int cmd_record(int argc, char **argv)
 	} else if (pperf_verbose) {
 		print_stats(tracer_stats(t), a.freq, NULL, 0);
 	}
+	if (!a.quiet)
+		warn_missed(tracer_stats(t), a.topt.sched_policy);
 	tracer_free(t);
 	pmu_set_close(&pmus);
 	for (size_t i = 0; i < a.nr_pmu_specs; i++)
