@@ -3,7 +3,7 @@
  * runs N spinning threads; every millisecond the parent interrupts them all (PTRACE_INTERRUPT),
  * waits for every stop, reads each thread's registers (PTRACE_GETREGSET) and CPU time (pread of
  * /proc/.../schedstat), and resumes them all.
- *   floor THREADS CYCLES block|poll    prints the median cycle in microseconds
+ *   floor THREADS CYCLES block|poll    prints the mean cycle in microseconds
  * block: waitpid() sleeps; poll: the tracer polls waitpid(WNOHANG) (as pperf does while the
  * threads to wait for fit on the other CPUs).
  */
@@ -39,13 +39,6 @@ static unsigned long long now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 int main(int argc, char **argv)
@@ -120,9 +113,18 @@ int main(int argc, char **argv)
 			ptrace(PTRACE_CONT, tids[i], 0, 0);
 		t[k] = now_ns() - a;
 	}
-	qsort(t, (size_t)cycles, sizeof(*t), cmp);
-	printf("%.1f\n", (double)t[cycles / 2] / 1e3);
+	/* The mean, as pperf reports its time stopped per sample (stops of many threads on few
+	 * CPUs have a long tail: a thread that waits a whole time slice to reach its stop). */
+	{
+		unsigned long long sum = 0;
+
+		for (int k = 0; k < cycles; k++)
+			sum += t[k];
+		printf("%.1f\n", (double)sum / cycles / 1e3);
+	}
+	/* Every traced thread's exit is ours to reap, the leader's last. */
 	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
+	while (waitpid(-1, NULL, __WALL) > 0)
+		;
 	return 0;
 }

@@ -18,6 +18,9 @@ int cmd_convert(int argc, char **argv);
  * The targets of `pperf convert --to NAME` (cmd/convert_NAME.c): called with argv[0] =
  * "convert" and the options after --to removed; listed in cmd/convert.c's table.
  */
+int cmd_convert_pperf1(int argc, char **argv);
+/* Convert the profile at input into a legacy one at path (also used by upstream's -o). */
+int write_legacy_file(const char *input, const char *path);
 
 /* pperf's version string. */
 extern const char pperf_version[];

@@ -155,21 +155,30 @@ static void print_info(const struct profile_reader *r, struct info *in, uint64_t
 	char when[64] = "?";
 	struct tm tm;
 
-	if (m->ref_realtime_ns && localtime_r(&start, &tm))
+	if (m->clockid == CLOCK_REALTIME) /* legacy profiles: times are wall-clock already */
+		start = (time_t)(m->start_time / NSEC_PER_SEC);
+	if ((m->ref_realtime_ns || m->clockid == CLOCK_REALTIME) && m->start_time &&
+	    localtime_r(&start, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
 	printf("# profile   %s (format %u.%u%s), %.1f KiB\n",
 	       profile_reader_format(r) == PROFILE_FORMAT_LEGACY ? "legacy upstream pperf" : "pperf",
 	       m->version_major, m->version_minor,
 	       profile_reader_truncated(r) ? ", TRUNCATED" : "", (double)bytes / 1024);
-	printf("# host      %s, Linux %s, %s\n", m->hostname, m->osrelease, m->arch);
-	printf("# cpu       %s (%u online, %u available)\n", m->cpu_model, m->nr_cpus_online,
-	       m->nr_cpus_avail);
-	printf("# memory    %" PRIu64 " kB\n", m->mem_total_kb);
-	printf("# command  ");
-	for (uint32_t i = 0; i < m->argc; i++)
-		printf(" %s", m->argv[i]);
-	printf("%s\n", m->flags & 1 ? " (attached)" : "");
-	printf("# recorded  %s by pperf %s\n", when, m->pperf_version);
+	if (m->flags & META_LEGACY) {
+		/* Upstream's format keeps no machine, command or version. */
+		printf("# host      (not in legacy profiles)\n");
+		printf("# recorded  %s by upstream pperf\n", when);
+	} else {
+		printf("# host      %s, Linux %s, %s\n", m->hostname, m->osrelease, m->arch);
+		printf("# cpu       %s (%u online, %u available)\n", m->cpu_model,
+		       m->nr_cpus_online, m->nr_cpus_avail);
+		printf("# memory    %" PRIu64 " kB\n", m->mem_total_kb);
+		printf("# command  ");
+		for (uint32_t i = 0; i < m->argc; i++)
+			printf(" %s", m->argv[i]);
+		printf("%s\n", m->flags & META_ATTACHED ? " (attached)" : "");
+		printf("# recorded  %s by pperf %s\n", when, m->pperf_version);
+	}
 	printf("# frequency %.2f Hz target\n", m->freq_hz);
 
 	printf("\n# totals\n");

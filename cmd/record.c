@@ -84,6 +84,40 @@ static void add_pmu_spec(struct record_args *a, char *spec)
 	a->pmu_specs[a->nr_pmu_specs++] = spec;
 }
 
+/*
+ * Upstream's -p is the argument of the PMU its sampler was built with; its RAPL sampler takes
+ * a powercap zone directory. Such a directory selects our rapl backend on that zone's tree
+ * and domain; anything else is a backend spec, NAME[:ARGS].
+ */
+static char *upstream_pmu_spec(const char *arg)
+{
+	char *path = xasprintf("%s/energy_uj", arg), *name_path = xasprintf("%s/name", arg);
+	char name[64] = "", *spec, *root, *slash;
+	FILE *f;
+
+	if (arg[0] != '/' || access(path, F_OK) < 0 || !(f = fopen(name_path, "r"))) {
+		free(path);
+		free(name_path);
+		return xstrdup(arg);
+	}
+	if (!fgets(name, sizeof(name), f))
+		name[0] = '\0';
+	fclose(f);
+	name[strcspn(name, "-\n")] = '\0'; /* package-0 -> package */
+	root = xstrdup(arg);
+	while ((slash = strrchr(root, '/')) && !slash[1] && slash > root)
+		*slash = '\0';
+	slash = strrchr(root, '/');
+	if (slash && slash > root)
+		*slash = '\0';
+	spec = xasprintf("rapl:source=powercap,root=%s%s%s", root, name[0] ? ",domains=" : "",
+			 name);
+	free(root);
+	free(path);
+	free(name_path);
+	return spec;
+}
+
 static int parse_prio(const char *cmd, const char *opt, const char *arg)
 {
 	uint64_t v;
@@ -153,7 +187,7 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 			break;
 		case 'p':
 			if (a->upstream) {
-				add_pmu_spec(a, xstrdup(optarg));
+				add_pmu_spec(a, upstream_pmu_spec(optarg));
 				break;
 			}
 			if (parse_u64(optarg, &pid) < 0 || pid == 0 || pid > 0x7fffffff)
@@ -221,13 +255,14 @@ static void keep_old(const char *path)
 	free(old);
 }
 
-static int open_output(const char *path)
+static int open_output(const char *path, int upstream)
 {
 	int fd;
 
 	if (!strcmp(path, "-"))
 		return STDOUT_FILENO;
-	keep_old(path);
+	if (!upstream) /* upstream's sampler overwrites */
+		keep_old(path);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0)
 		error_errno("cannot write the profile '%s'", path);
@@ -275,6 +310,26 @@ static void print_stats(const struct tracer_stats *st, double freq, const char *
 		fprintf(stderr, "pperf: profile     %12.1f KiB in '%s' (%.2f bytes per thread-sample)\n",
 			(double)bytes / 1024, out,
 			st->thread_samples ? (double)bytes / (double)st->thread_samples : 0.0);
+}
+
+/* The statistics upstream's sampler prints with -v, on standard output, in its layout. */
+static void print_upstream_stats(const struct tracer_stats *st, double freq)
+{
+	uint64_t wall_us = st->wall_ns / 1000, stopped_us = st->stopped_ns / 1000;
+
+	printf("[VERBOSE] time       : %10llu us (ideal), %10llu us (actual)\n",
+	       (unsigned long long)(wall_us - stopped_us), (unsigned long long)wall_us);
+	printf("[VERBOSE] interrupts : %10llu    (total), %10llu    (foreign) \n",
+	       (unsigned long long)(st->samples + st->foreign_signals),
+	       (unsigned long long)st->foreign_signals);
+	printf("[VERBOSE] samples    : %10llu    (ideal), %10llu    (actual)  \n",
+	       (unsigned long long)(freq > 0 ? (uint64_t)((double)wall_us * freq / 1e6) : 0),
+	       (unsigned long long)st->samples);
+	printf("[VERBOSE] latency    : %10llu us (total), %10llu us (sample)\n",
+	       (unsigned long long)stopped_us,
+	       (unsigned long long)(st->samples ? stopped_us / st->samples : 0));
+	printf("[VERBOSE] frequency  : %10.2f Hz (ideal), %10.2f Hz (actual)\n", freq,
+	       st->samples && wall_us ? 1e6 * (double)st->samples / (double)wall_us : 0.0);
 }
 
 /* The command line of a process we attach to, for the profile; its pid if unreadable. */
@@ -348,12 +403,9 @@ int cmd_record(int argc, char **argv)
 		usage_error(cmd, "give either -p PID or a command, not both");
 	if (!a.pid && !cmd_argc)
 		usage_error(cmd, "no command to record: pperf record [options] -- COMMAND");
-	if (a.upstream && a.output) {
-		/* The legacy writer is not wired in yet: refuse rather than write another format. */
-		error("writing upstream pperf's legacy format is not supported yet; use "
-		      "'pperf record -o FILE -- COMMAND'");
-		return EXIT_FAIL;
-	}
+	if (a.upstream && a.output && !strcmp(a.output, "-"))
+		usage_error(cmd, "the legacy format cannot go to standard output (its header is "
+				 "written last); give -o FILE");
 	if (a.no_output || (a.upstream && !a.output))
 		a.output = NULL;
 
@@ -362,7 +414,7 @@ int cmd_record(int argc, char **argv)
 			return EXIT_FAIL;
 
 	if (a.output) {
-		fd = open_output(a.output);
+		fd = open_output(a.output, a.upstream);
 		if (fd < 0)
 			return EXIT_FAIL;
 		if (fd == STDOUT_FILENO)
@@ -426,15 +478,29 @@ int cmd_record(int argc, char **argv)
 
 	if (writer) {
 		uint64_t bytes = profile_writer_size(writer);
+		int written = 1;
 
-		if (profile_writer_close(writer) < 0 && ret == 0)
-			ret = EXIT_FAIL;
-		if (fd != STDOUT_FILENO && close(fd) < 0) {
-			error_errno("cannot write the profile '%s'", a.output);
+		if (profile_writer_close(writer) < 0) {
+			written = 0;
 			if (ret == 0)
 				ret = EXIT_FAIL;
 		}
-		if (pperf_verbose)
+		if (fd != STDOUT_FILENO && close(fd) < 0) {
+			error_errno("cannot write the profile '%s'", a.output);
+			written = 0;
+			if (ret == 0)
+				ret = EXIT_FAIL;
+		}
+		/*
+		 * Upstream's invocation: the profile was recorded in pperf's format (so that a
+		 * killed recorder leaves a readable one) and becomes a legacy one now.
+		 */
+		if (a.upstream && written && write_legacy_file(a.output, a.output) != EXIT_OK &&
+		    ret == 0)
+			ret = EXIT_FAIL;
+		if (a.upstream && pperf_verbose)
+			print_upstream_stats(tracer_stats(t), a.freq);
+		else if (pperf_verbose)
 			print_stats(tracer_stats(t), a.freq, a.output, bytes);
 		else if (!a.quiet)
 			fprintf(stderr, "pperf: recorded %llu samples (%llu thread-samples) to '%s', "
@@ -442,6 +508,8 @@ int cmd_record(int argc, char **argv)
 				(unsigned long long)tracer_stats(t)->samples,
 				(unsigned long long)tracer_stats(t)->thread_samples,
 				a.output, (double)bytes / 1024);
+	} else if (a.upstream && pperf_verbose) {
+		print_upstream_stats(tracer_stats(t), a.freq);
 	} else if (pperf_verbose) {
 		print_stats(tracer_stats(t), a.freq, NULL, 0);
 	}

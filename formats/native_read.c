@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../lib/util.h"
+#include "legacy.h"
 #include "native.h"
 #include "profile.h"
 #include "varint.h"
@@ -31,6 +33,8 @@ struct rslot {
 
 struct profile_reader {
 	char *name;
+	struct legacy_reader *legacy; /* a legacy profile: every call goes there */
+	int legacy_fd;		      /* its spooled copy, when it came from a pipe */
 	int fd, own_fd;
 	const uint8_t *mem; /* a memory source instead of fd */
 	size_t mem_len;
@@ -788,6 +792,8 @@ static int decode_record(struct profile_reader *r, struct profile_record *rec)
 
 int profile_read(struct profile_reader *r, struct profile_record *rec)
 {
+	if (r->legacy)
+		return legacy_read(r->legacy, rec);
 	memset(rec, 0, sizeof(*rec));
 	if (r->failed)
 		return -1;
@@ -894,10 +900,78 @@ static int read_header(struct profile_reader *r)
 	return 0;
 }
 
+/*
+ * A legacy profile needs random access (its VMMaps are at its end): one from a pipe is copied
+ * to an unlinked temporary file first, starting with the bytes already read.
+ */
+static int spool_legacy(struct profile_reader *r)
+{
+	char path[] = "/tmp/pperf-legacy.XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return error_errno("cannot make a temporary copy of '%s'", r->name);
+	unlink(path);
+	r->legacy_fd = fd;
+	do {
+		if (write_all(fd, r->inbuf + r->in_pos, r->in_len - r->in_pos) < 0)
+			return error_errno("cannot make a temporary copy of '%s'", r->name);
+		r->in_pos = r->in_len;
+	} while (refill(r) > 0);
+	if (r->failed)
+		return -1;
+	r->legacy = legacy_open_fd(fd, r->name);
+	return r->legacy ? 0 : -1;
+}
+
+/* Peek at the first bytes: a legacy profile is handed to its reader. 1 if it was, 0 if not. */
+static int detect_legacy(struct profile_reader *r)
+{
+	uint8_t head[LEGACY_HEADER_SIZE + 8];
+	struct stat st;
+	ssize_t n;
+
+	if (r->mem) {
+		if (!legacy_detect(r->mem, r->mem_len, r->mem_len))
+			return 0;
+		r->legacy = legacy_open_mem(r->mem, r->mem_len, r->name);
+		return r->legacy ? 1 : -1;
+	}
+	if (fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(r->fd, 0, SEEK_CUR) == 0) {
+		n = pread(r->fd, head, sizeof(head), 0);
+		if (n <= 0 || !legacy_detect(head, (size_t)n, (uint64_t)st.st_size))
+			return 0;
+		r->legacy = legacy_open_fd(r->fd, r->name);
+		return r->legacy ? 1 : -1;
+	}
+	/* A pipe: read the first bytes into the input buffer, where the native reader finds
+	 * them if this is not a legacy profile. */
+	while (r->in_len < sizeof(head) && !r->eof) {
+		n = read(r->fd, r->inbuf + r->in_len, INBUF_SIZE - r->in_len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r->failed = 1;
+			return error_errno("cannot read '%s'", r->name);
+		}
+		if (n == 0)
+			r->eof = 1;
+		r->in_len += (size_t)n;
+	}
+	if (!legacy_detect(r->inbuf, r->in_len, UINT64_MAX))
+		return 0;
+	return spool_legacy(r) < 0 ? -1 : 1;
+}
+
 static struct profile_reader *reader_start(struct profile_reader *r)
 {
 	struct profile_record rec;
+	int legacy = detect_legacy(r);
 
+	if (legacy < 0)
+		goto fail;
+	if (legacy)
+		return r;
 	if (read_header(r) < 0)
 		goto fail;
 	/* META is read at once, so the meta is known to every caller. */
@@ -956,37 +1030,40 @@ struct profile_reader *profile_reader_memopen(const void *buf, size_t len, const
 
 enum profile_format profile_reader_format(const struct profile_reader *r)
 {
-	(void)r;
-	return PROFILE_FORMAT_NATIVE;
+	return r->legacy ? PROFILE_FORMAT_LEGACY : PROFILE_FORMAT_NATIVE;
 }
 
 uint64_t profile_reader_offset(const struct profile_reader *r)
 {
-	return r->offset;
+	return r->legacy ? legacy_offset(r->legacy) : r->offset;
 }
 
 int profile_reader_truncated(const struct profile_reader *r)
 {
-	return r->truncated;
+	return r->legacy ? legacy_truncated(r->legacy) : r->truncated;
 }
 
 void profile_reader_quiet(struct profile_reader *r)
 {
 	r->quiet = 1;
+	if (r->legacy)
+		legacy_quiet(r->legacy);
 }
 
 const struct profile_meta *profile_reader_meta(const struct profile_reader *r)
 {
-	return &r->meta;
+	return r->legacy ? legacy_meta(r->legacy) : &r->meta;
 }
 
 uint32_t profile_reader_nr_channels(const struct profile_reader *r)
 {
-	return r->nr_channels;
+	return r->legacy ? legacy_nr_channels(r->legacy) : r->nr_channels;
 }
 
 const struct profile_channel *profile_reader_channel(const struct profile_reader *r, uint32_t i)
 {
+	if (r->legacy)
+		return legacy_channel(r->legacy, i);
 	return i < r->nr_channels ? &r->channels[i] : NULL;
 }
 
@@ -994,6 +1071,9 @@ void profile_reader_close(struct profile_reader *r)
 {
 	if (!r)
 		return;
+	legacy_close(r->legacy);
+	if (r->legacy_fd > 0)
+		close(r->legacy_fd);
 	if (r->own_fd)
 		close(r->fd);
 	if (!r->mem)
