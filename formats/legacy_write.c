@@ -121,7 +121,7 @@ int legacy_write(struct profile_reader *r, int fd, const char *name)
 	struct lmap *maps = NULL;
 	size_t nr_maps = 0, alloc_maps = 0;
 	uint64_t samples = 0, first = 0, last = 0, prev_time = 0, wall_ns = 0, stopped_ns = 0;
-	uint64_t dropped_samples = 0, dropped_threads = 0;
+	uint64_t dropped_threads = 0;
 	uint32_t pid = 0, dropped_procs = 0, dropped_chans = 0;
 	int have_totals = 0, n, ret = -1, pmu_index = -1;
 	uint8_t hdr[LEGACY_HEADER_SIZE] = { 0 };
@@ -171,10 +171,6 @@ int legacy_write(struct profile_reader *r, int fd, const char *name)
 			for (uint32_t i = 0; i < s->nr_threads; i++)
 				k += s->threads[i].pid == pid;
 			dropped_threads += s->nr_threads - k;
-			if (!k) {
-				dropped_samples++;
-				break;
-			}
 			put64(b, rt / 1000);
 			out(w, b, 8);
 			out(w, &v, sizeof(v));
@@ -236,9 +232,8 @@ int legacy_write(struct profile_reader *r, int fd, const char *name)
 		goto out;
 	if (dropped_procs)
 		warning("'%s': the legacy format holds one process: %u other process(es) and their "
-			"%llu thread-samples left out (%llu samples had none of the first process)",
-			name, dropped_procs, (unsigned long long)dropped_threads,
-			(unsigned long long)dropped_samples);
+			"%llu thread-samples left out",
+			name, dropped_procs, (unsigned long long)dropped_threads);
 	if (dropped_chans)
 		warning("'%s': the legacy format holds one PMU value: %u other channel(s) left out "
 			"(kept '%s')",
