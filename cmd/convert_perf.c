@@ -1,0 +1,162 @@
+/* pperf convert --to perf: a profile as a perf.data file for perf report, script, annotate... */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../formats/perfdata.h"
+#include "../formats/profile.h"
+#include "../lib/util.h"
+#include "cmd.h"
+
+static const char convert_perf_usage[] =
+	"usage: pperf convert --to perf [options]\n"
+	"\n"
+	"Write a profile as a Linux perf.data file, for perf report, perf script, perf annotate\n"
+	"and every other reader of perf.data. Events: pperf:cpu-time (each thread's CPU time\n"
+	"since its previous sample, at its PC), pperf:wall-time with --wall, and one per PMU\n"
+	"channel (system-wide energy split over the threads that ran, by CPU time).\n"
+	"\n"
+	"  -i, --input PROFILE  the profile (default pperf.data; '-': standard input)\n"
+	"  -o, --output OUT     the perf.data to write (default perf.data); '-' writes perf's\n"
+	"                       pipe mode to standard output (perf report -i -)\n"
+	"      --wall           add pperf:wall-time: every thread at every sample, blocked ones\n"
+	"                       too, period = wall ns since its previous sample (off-CPU time)\n"
+	"  -f, --force          overwrite OUT if it exists\n"
+	"  -v, --verbose        print what was converted\n"
+	"  -h, --help           show this help\n";
+
+struct convert_perf_args {
+	const char *input, *output;
+	unsigned flags;
+	int force;
+};
+
+static void parse_args(int argc, char **argv, struct convert_perf_args *a)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "wall", no_argument, NULL, 'W' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:i:o:fvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			a->input = optarg;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'W':
+			a->flags |= PERFDATA_WALL;
+			break;
+		case 'f':
+			a->force = 1;
+			break;
+		case 'v':
+			pperf_verbose = 1;
+			break;
+		case 'h':
+			fputs(convert_perf_usage, stdout);
+			exit(EXIT_OK);
+		case ':':
+			usage_error("convert --to perf", "option '%s' needs a value",
+				    argv[optind - 1]);
+		default:
+			usage_error("convert --to perf", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("convert --to perf", "unexpected argument '%s' (the profile is -i)",
+			    argv[optind]);
+}
+
+/*
+ * The file is written under a temporary name and renamed when complete, so a failed
+ * conversion never leaves a broken perf.data behind (nor destroys the one that was there).
+ */
+static int open_output(const char *out, int force, char **tmp)
+{
+	struct stat st;
+	int fd;
+
+	if (!force && stat(out, &st) == 0) {
+		error("'%s' exists; use -f to overwrite it", out);
+		return -1;
+	}
+	*tmp = xasprintf("%s.tmp.%d", out, (int)getpid());
+	fd = open(*tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error_errno("cannot create '%s'", *tmp);
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return fd;
+}
+
+static void print_stats(const struct perfdata_convert_stats *st, const char *out)
+{
+	fprintf(stderr,
+		"pperf: converted %" PRIu64 " samples (%" PRIu64 " thread-samples) into %" PRIu64
+		" perf samples of %u events, %" PRIu64 " records, %.1f KiB in '%s'\n",
+		st->profile_samples, st->thread_samples, st->perf_samples, st->events, st->records,
+		(double)st->bytes / 1024, out);
+}
+
+int cmd_convert_perf(int argc, char **argv)
+{
+	struct convert_perf_args a = { .input = "pperf.data", .output = "perf.data" };
+	struct perfdata_convert_stats st;
+	struct profile_reader *r;
+	char *tmp = NULL;
+	int pipe = 0, fd, ret;
+
+	parse_args(argc, argv, &a);
+	if (!strcmp(a.output, "-")) {
+		pipe = 1;
+		a.flags |= PERFDATA_PIPE;
+		if (isatty(STDOUT_FILENO))
+			die("refusing to write perf.data to a terminal; redirect it or pipe it to "
+			    "'perf report -i -'");
+	}
+	r = profile_reader_open(a.input);
+	if (!r)
+		return EXIT_FAIL;
+	fd = pipe ? STDOUT_FILENO : open_output(a.output, a.force, &tmp);
+	if (fd < 0) {
+		profile_reader_close(r);
+		return EXIT_FAIL;
+	}
+	ret = perfdata_convert(r, fd, pipe ? "standard output" : a.output, a.flags, &st);
+	profile_reader_close(r);
+	if (!pipe) {
+		if (close(fd) < 0 && !ret)
+			ret = error_errno("cannot write '%s'", a.output);
+		if (!ret && rename(tmp, a.output) < 0)
+			ret = error_errno("cannot rename '%s' to '%s'", tmp, a.output);
+		if (ret)
+			unlink(tmp);
+		free(tmp);
+	}
+	if (ret)
+		return EXIT_FAIL;
+	if (pperf_verbose)
+		print_stats(&st, pipe ? "-" : a.output);
+	if (st.missing_files)
+		warning("%u mapped file(s) missing or changed: their samples show as [unknown]",
+			st.missing_files);
+	return EXIT_OK;
+}

@@ -1,0 +1,376 @@
+/*
+ * Profile -> perf.data: the events (CPU time, wall time, one per PMU channel), the side-band
+ * records perf needs to name threads and resolve PCs, and the feature headers from META.
+ * Streams record by record: memory grows with threads, channels and mapped files only.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/buildid.h"
+#include "../lib/util.h"
+#include "perfdata.h"
+
+/* Our events' PERF_TYPE_SOFTWARE configs: above every kernel software event. */
+#define CONFIG_BASE 0x1000
+#define MAX_SLOTS (1u << 24)
+
+/* How a channel's per-interval quantity becomes an integer period. */
+struct channel_conv {
+	uint32_t event;	  /* its event index */
+	double factor;	  /* period = quantity in the channel's unit (x seconds) * factor */
+	int integrate;	  /* per-thread readings (instant): multiply by the interval */
+	uint32_t scope;
+};
+
+struct thread_state {
+	uint64_t last_time; /* of its previous sample, or its appearance */
+	int known;
+	double *rem; /* per channel: the fraction not yet given out as period */
+};
+
+struct conv {
+	struct profile_reader *r;
+	struct perfdata_writer *w;
+	unsigned flags;
+	struct perfdata_event *events;
+	char **names;
+	uint32_t nr_events, nr_channels;
+	uint32_t wall_event; /* UINT32_MAX without --wall */
+	struct channel_conv *chans;
+	struct thread_state *threads;
+	size_t alloc_threads;
+	uint64_t prev_time; /* of the previous sample */
+	struct perfdata_header_info info;
+	char *version;
+	char **files; /* mapped files already checked */
+	size_t nr_files, alloc_files;
+	struct perfdata_convert_stats *st;
+};
+
+/*
+ * A channel's event name and integer unit: counters give their increase, readings (power,
+ * current) are integrated over each interval, so watts become joules. Small units (n) keep
+ * the periods integers without losing precision.
+ */
+static char *channel_event_name(const struct profile_channel *ch, double *factor)
+{
+	const char *unit = ch->unit ? ch->unit : "";
+	int instant = ch->kind == CHANNEL_INSTANT;
+
+	*factor = 1e9;
+	if (!instant && !strcmp(unit, "J"))
+		return xasprintf("pperf:%s:nJ", ch->name);
+	if (instant && !strcmp(unit, "W"))
+		return xasprintf("pperf:%s:nJ", ch->name);
+	if (!instant && !strcmp(unit, "s"))
+		return xasprintf("pperf:%s:ns", ch->name);
+	if (instant)
+		return xasprintf("pperf:%s:n%s.s", ch->name, unit);
+	*factor = 1;
+	if (!*unit || !strcmp(unit, "count"))
+		return xasprintf("pperf:%s", ch->name);
+	return xasprintf("pperf:%s:%s", ch->name, unit);
+}
+
+static void add_event(struct conv *c, char *name, uint64_t period)
+{
+	uint32_t i = c->nr_events++;
+
+	c->events = xreallocarray(c->events, c->nr_events, sizeof(*c->events));
+	c->names = xreallocarray(c->names, c->nr_events, sizeof(*c->names));
+	c->names[i] = name;
+	c->events[i] = (struct perfdata_event){
+		.name = name,
+		.config = CONFIG_BASE + i,
+		.period = period,
+		.side_band = i == 0,
+	};
+}
+
+static void fill_info(struct conv *c, const struct profile_meta *m)
+{
+	struct perfdata_header_info *in = &c->info;
+
+	c->version = xasprintf("pperf %s", m->pperf_version ? m->pperf_version : "?");
+	in->hostname = m->hostname;
+	in->osrelease = m->osrelease;
+	in->version = c->version;
+	in->arch = m->arch;
+	in->cpudesc = m->cpu_model;
+	in->cpuid = m->cpuid;
+	in->nr_cpus_avail = m->nr_cpus_avail;
+	in->nr_cpus_online = m->nr_cpus_online;
+	in->mem_total_kb = m->mem_total_kb;
+	in->cmdline.nr = m->argc;
+	in->cmdline.str = m->argv;
+	/* sample times are this clock's: CLOCK_DATA ties it to the wall clock */
+	in->has_clock = m->ref_clock_ns != 0;
+	in->clockid = m->clockid;
+	in->clock_res_ns = 1;
+	in->ref_clock_ns = m->ref_clock_ns;
+	in->ref_wall_ns = m->ref_realtime_ns;
+}
+
+/* Once META and the channels are known: the events, then the writer. */
+static int start(struct conv *c, int fd, const char *name)
+{
+	const struct profile_meta *m = profile_reader_meta(c->r);
+
+	c->nr_channels = profile_reader_nr_channels(c->r);
+	c->wall_event = UINT32_MAX;
+	add_event(c, xstrdup("pperf:cpu-time"), m->period_ns);
+	if (c->flags & PERFDATA_WALL) {
+		c->wall_event = c->nr_events;
+		add_event(c, xstrdup("pperf:wall-time"), m->period_ns);
+	}
+	c->chans = xcalloc(c->nr_channels ? c->nr_channels : 1, sizeof(*c->chans));
+	for (uint32_t i = 0; i < c->nr_channels; i++) {
+		const struct profile_channel *ch = profile_reader_channel(c->r, i);
+		struct channel_conv *cc = &c->chans[i];
+
+		cc->scope = ch->scope;
+		cc->integrate = ch->kind == CHANNEL_INSTANT && ch->scope == CHANNEL_THREAD;
+		cc->event = c->nr_events;
+		add_event(c, channel_event_name(ch, &cc->factor), 0);
+	}
+	fill_info(c, m);
+	c->prev_time = m->start_time;
+	c->w = perfdata_writer_open(fd, name, !!(c->flags & PERFDATA_PIPE), c->events,
+				    c->nr_events, &c->info);
+	return c->w ? 0 : -1;
+}
+
+static struct thread_state *thread_state(struct conv *c, uint32_t slot)
+{
+	size_t old = c->alloc_threads;
+
+	if (slot >= MAX_SLOTS) {
+		error("profile names thread slot %u, more than pperf supports", slot);
+		return NULL;
+	}
+	if (slot >= old) {
+		ALLOC_GROW(c->threads, c->alloc_threads, (size_t)slot + 1);
+		memset(c->threads + old, 0, (c->alloc_threads - old) * sizeof(*c->threads));
+	}
+	if (!c->threads[slot].rem && c->nr_channels)
+		c->threads[slot].rem = xcalloc(c->nr_channels, sizeof(double));
+	return &c->threads[slot];
+}
+
+static int emit(struct conv *c, uint32_t event, const struct profile_tsample *t, uint64_t time,
+		uint64_t period)
+{
+	struct perfdata_sample s = {
+		.event = event,
+		.pid = t->pid,
+		.tid = t->tid,
+		.time = time,
+		.ip = t->pc,
+		.period = period,
+	};
+
+	if (!period)
+		return 0;
+	c->st->perf_samples++;
+	return perfdata_write_sample(c->w, &s);
+}
+
+/* An amount that is not a whole number of units: the fraction is carried to the thread's next
+ * sample, so the event's total stays exact. */
+static int emit_amount(struct conv *c, uint32_t event, const struct profile_tsample *t,
+		       uint64_t time, double amount, double *rem)
+{
+	double x, whole;
+
+	if (!(amount > 0) || !isfinite(amount))
+		amount = 0;
+	x = amount + *rem;
+	if (x >= 1.8e19)
+		x = 1.8e19;
+	whole = floor(x);
+	*rem = x - whole;
+	return emit(c, event, t, time, (uint64_t)whole);
+}
+
+static int convert_sample(struct conv *c, const struct profile_sample *s)
+{
+	uint64_t cpu_sum = 0;
+
+	c->st->profile_samples++;
+	c->st->thread_samples += s->nr_threads;
+	for (uint32_t i = 0; i < s->nr_threads; i++)
+		cpu_sum += s->threads[i].cpu_delta;
+	for (uint32_t i = 0; i < s->nr_threads; i++) {
+		const struct profile_tsample *t = &s->threads[i];
+		struct thread_state *ts = thread_state(c, t->slot);
+		uint64_t since;
+		double share;
+
+		if (!ts)
+			return -1;
+		since = ts->known ? ts->last_time : c->prev_time;
+		since = s->time > since ? s->time - since : 0;
+		/* system channels go to the threads that ran, by CPU time; all alike if none ran */
+		share = cpu_sum ? (double)t->cpu_delta / (double)cpu_sum : 1.0 / s->nr_threads;
+		if (emit(c, 0, t, s->time, t->cpu_delta) < 0)
+			return -1;
+		if (c->wall_event != UINT32_MAX && emit(c, c->wall_event, t, s->time, since) < 0)
+			return -1;
+		for (uint32_t k = 0; k < c->nr_channels; k++) {
+			const struct channel_conv *cc = &c->chans[k];
+			double amount;
+
+			if (cc->scope == CHANNEL_THREAD) {
+				if (!t->deltas)
+					continue;
+				amount = t->deltas[k] * cc->factor;
+				if (cc->integrate)
+					amount *= (double)since / 1e9;
+			} else {
+				if (!s->deltas || k >= s->nr_channels)
+					continue;
+				amount = s->deltas[k] * cc->factor * share;
+			}
+			if (emit_amount(c, cc->event, t, s->time, amount, &ts->rem[k]) < 0)
+				return -1;
+		}
+		ts->last_time = s->time;
+		ts->known = 1;
+	}
+	c->prev_time = s->time;
+	return 0;
+}
+
+/*
+ * A mapped file is checked once: perf needs it (with the same build-id) to name symbols.
+ * A missing or changed file is a warning: the export stays valid, its PCs unresolved.
+ */
+static void check_file(struct conv *c, const struct profile_mmap *m)
+{
+	uint8_t id[BUILD_ID_MAX];
+	char want[2 * BUILD_ID_MAX + 1], got[2 * BUILD_ID_MAX + 1];
+	int n;
+
+	if (m->path[0] != '/')
+		return;
+	for (size_t i = 0; i < c->nr_files; i++)
+		if (!strcmp(c->files[i], m->path))
+			return;
+	ALLOC_GROW(c->files, c->alloc_files, c->nr_files + 1);
+	c->files[c->nr_files++] = xstrdup(m->path);
+	n = read_build_id(m->path, id);
+	if (n < 0) {
+		c->st->missing_files++;
+		warning("cannot read '%s' (mapped by pid %u): %s; perf will not resolve its symbols",
+			m->path, m->pid, strerror(errno));
+		return;
+	}
+	if (m->build_id_size && ((uint32_t)n != m->build_id_size ||
+				 memcmp(id, m->build_id, (size_t)n))) {
+		c->st->missing_files++;
+		warning("'%s' has changed since it was recorded (build-id %s, now %s); perf will "
+			"not resolve its symbols",
+			m->path, build_id_hex(m->build_id, m->build_id_size, want),
+			n ? build_id_hex(id, (size_t)n, got) : "none");
+	}
+}
+
+static int convert_record(struct conv *c, const struct profile_record *rec)
+{
+	switch (rec->type) {
+	case PROFILE_PROCESS:
+		/* the started or attached process has no traced parent: its COMM is enough */
+		if (rec->process.how < PROCESS_FORK)
+			return 0;
+		return perfdata_write_fork(c->w, rec->process.time, rec->process.pid,
+					   rec->process.ppid, rec->process.pid,
+					   rec->process.ptid ? rec->process.ptid : rec->process.ppid);
+	case PROFILE_THREAD: {
+		struct thread_state *ts = thread_state(c, rec->thread.slot);
+
+		if (!ts)
+			return -1;
+		ts->last_time = rec->thread.time;
+		ts->known = 1;
+		/* a main thread came with its PROCESS record */
+		if (rec->thread.tid == rec->thread.pid)
+			return 0;
+		return perfdata_write_fork(c->w, rec->thread.time, rec->thread.pid,
+					   rec->thread.pid, rec->thread.tid, rec->thread.pid);
+	}
+	case PROFILE_THREAD_END:
+		return perfdata_write_exit(c->w, rec->thread_end.time, rec->thread_end.pid,
+					   rec->thread_end.pid, rec->thread_end.tid,
+					   rec->thread_end.pid);
+	case PROFILE_COMM:
+		return perfdata_write_comm(c->w, rec->comm.time, rec->comm.pid, rec->comm.tid,
+					   rec->comm.name, rec->comm.exec);
+	case PROFILE_MMAP:
+		check_file(c, &rec->mmap);
+		if (rec->mmap.path[0] == '/')
+			perfdata_add_build_id(c->w, rec->mmap.path, rec->mmap.build_id,
+					      rec->mmap.build_id_size);
+		return perfdata_write_mmap(c->w, &rec->mmap);
+	case PROFILE_SAMPLE:
+		return convert_sample(c, &rec->sample);
+	default:
+		/* EXEC: the COMM that follows it says so; EXIT: the threads' ends do */
+		return 0;
+	}
+}
+
+static void conv_release(struct conv *c)
+{
+	for (uint32_t i = 0; i < c->nr_events; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->events);
+	free(c->chans);
+	for (size_t i = 0; i < c->alloc_threads; i++)
+		free(c->threads[i].rem);
+	free(c->threads);
+	for (size_t i = 0; i < c->nr_files; i++)
+		free(c->files[i]);
+	free(c->files);
+	free(c->version);
+}
+
+int perfdata_convert(struct profile_reader *r, int fd, const char *name, unsigned flags,
+		     struct perfdata_convert_stats *stats)
+{
+	struct perfdata_convert_stats dummy;
+	struct conv c = { .r = r, .flags = flags, .st = stats ? stats : &dummy };
+	struct profile_record rec;
+	int n, ret = -1;
+
+	memset(c.st, 0, sizeof(*c.st));
+	while ((n = profile_read(r, &rec)) > 0) {
+		if (rec.type == PROFILE_CHANNEL && !c.w)
+			continue;
+		if (!c.w && start(&c, fd, name) < 0)
+			goto out;
+		if (convert_record(&c, &rec) < 0)
+			goto out;
+	}
+	if (n < 0 || (!c.w && start(&c, fd, name) < 0))
+		goto out;
+	c.st->events = c.nr_events;
+	c.st->records = perfdata_writer_records(c.w);
+	c.st->bytes = perfdata_writer_size(c.w);
+	ret = perfdata_writer_close(c.w);
+	c.w = NULL;
+	if (!ret && !(flags & PERFDATA_PIPE)) {
+		off_t end = lseek(fd, 0, SEEK_CUR);
+
+		if (end > 0)
+			c.st->bytes = (uint64_t)end;
+	}
+out:
+	perfdata_writer_abort(c.w);
+	conv_release(&c);
+	return ret;
+}
