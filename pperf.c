@@ -21,6 +21,8 @@ static const struct command commands[] = {
 	{ "info", cmd_info, "show a profile's metadata, totals and per-thread summary" },
 	{ "dump", cmd_dump, "print every record of a profile in readable form" },
 	{ "list", cmd_list, "list the PMU backends and the events of this machine" },
+	{ "report", cmd_report, "a flat profile by symbol, DSO, line, thread... with energy" },
+	{ "diff", cmd_diff, "compare two profiles symbol by symbol" },
 	{ "convert", cmd_convert, "write a profile as perf.data, upstream pperf, CSV..." },
 	{ "merge", cmd_merge, "add a meter log recorded elsewhere to a profile as a channel" },
 };

@@ -13,12 +13,15 @@ int cmd_dump(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /*
  * The targets of `pperf convert --to NAME` (cmd/convert_NAME.c): called with argv[0] =
  * "convert" and the options after --to removed; listed in cmd/convert.c's table.
  */
 int cmd_convert_pperf1(int argc, char **argv);
+int cmd_convert_csv(int argc, char **argv);
 /* Convert the profile at input into a legacy one at path (also used by upstream's -o). */
 int write_legacy_file(const char *input, const char *path);
 int cmd_convert_perf(int argc, char **argv);

@@ -18,6 +18,7 @@ struct convert_target {
 static const struct convert_target targets[] = {
 	{ "pperf1", cmd_convert_pperf1, "upstream pperf's binary profile, for its tools" },
 	{ "perf", cmd_convert_perf, "Linux perf.data (perf report, script, annotate)" },
+	{ "csv", cmd_convert_csv, "one symbolized row per thread-sample" },
 	{ NULL, NULL, NULL }, /* targets are added above this line */
 };
 

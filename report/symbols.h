@@ -1,0 +1,48 @@
+/*
+ * Symbolization of sampled addresses through a profile's recorded maps: address in a process
+ * at a time -> DSO, function, offset, source line and inline chain, with libelf and libdw.
+ * Every tool that names code (report, CSV export, diff, call stacks) goes through here.
+ */
+#ifndef PPERF_SYMBOLS_H
+#define PPERF_SYMBOLS_H
+
+#include <stdint.h>
+
+#include "../formats/profile.h"
+
+struct sym_options {
+	const char *symfs;   /* look files up under this root first (profiles from elsewhere) */
+	const char *osrelease; /* the recording kernel: the vDSO resolves only on the same one */
+	int lines;	     /* resolve source lines (and inline frames) */
+};
+
+#define SYM_MAX_INLINE 8
+
+struct sym_result {
+	const char *dso;      /* the mapped file's path, "[vdso]", or "[unknown]" */
+	const char *dso_name; /* its base name */
+	const char *sym;      /* the function, or NULL where none is known */
+	uint64_t addr;	      /* the address in the DSO's own terms (ELF virtual address) */
+	uint64_t offset;      /* addr - the function's start */
+	const char *file;     /* source file, or NULL (lines off or no debug info) */
+	int line;
+	/* Inline frames at addr, innermost first: the function each was inlined into is the
+	 * next one, and the last one's caller is sym. */
+	int nr_inline;
+	const char *inline_fn[SYM_MAX_INLINE];
+	const char *inline_file[SYM_MAX_INLINE];
+	int inline_line[SYM_MAX_INLINE];
+};
+
+struct symbolizer;
+
+struct symbolizer *symbolizer_new(const struct sym_options *o);
+/* Feed the profile's records as they are read: MMAP adds a map of its process, EXEC ends its
+ * earlier maps, EXIT forgets the process. Other records are ignored. */
+void symbolizer_record(struct symbolizer *s, const struct profile_record *rec);
+/* Resolve pc in process pid with the maps known so far. Strings stay valid until
+ * symbolizer_free(). Returns 1 if a symbol was found, 0 if not (dso and addr may still be). */
+int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc, struct sym_result *r);
+void symbolizer_free(struct symbolizer *s);
+
+#endif
