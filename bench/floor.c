@@ -3,7 +3,7 @@
  * runs N spinning threads; every millisecond the parent interrupts them all (PTRACE_INTERRUPT),
  * waits for every stop, reads each thread's registers (PTRACE_GETREGSET) and CPU time (pread of
  * /proc/.../schedstat), and resumes them all.
- *   floor THREADS CYCLES block|poll    prints the mean cycle in microseconds
+ *   floor THREADS CYCLES block|poll [fifo]    prints the mean cycle in microseconds
  * block: waitpid() sleeps; poll: the tracer polls waitpid(WNOHANG) (as pperf does while the
  * threads to wait for fit on the other CPUs).
  */
@@ -66,6 +66,16 @@ int main(int argc, char **argv)
 	}
 	if (read(ready[0], &c, 1) != 1)
 		return 1;
+	/* fifo: the tracer alone at real-time priority (after the fork: the child keeps its own). */
+	if (argc > 4 && !strcmp(argv[4], "fifo")) {
+		struct sched_param sp = { .sched_priority = 1 };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) {
+			perror("SCHED_FIFO");
+			kill(child, SIGKILL);
+			return 1;
+		}
+	}
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)child);
 	d = opendir(path);
 	while (d && (e = readdir(d)))
