@@ -227,7 +227,8 @@ static int by_weight(const void *a, const void *b)
 
 void report_sort(struct report *rep)
 {
-	qsort(rep->entries, rep->nr_entries, sizeof(*rep->entries), by_weight);
+	if (rep->nr_entries)
+		qsort(rep->entries, rep->nr_entries, sizeof(*rep->entries), by_weight);
 	/* The hash indexes moved: build it again, at least twice the entries. */
 	free(rep->hash);
 	rep->hash = NULL;

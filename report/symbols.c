@@ -293,6 +293,8 @@ static void sort_syms(struct dso *d)
 {
 	size_t i, k = 0;
 
+	if (!d->nr_syms)
+		return;
 	qsort(d->syms, d->nr_syms, sizeof(*d->syms), by_start);
 	/* One symbol per address (aliases); a symbol without a size ends at the next one. */
 	for (i = 0; i < d->nr_syms; i++) {
