@@ -62,7 +62,9 @@ struct legacy_reader {
 
 	struct lthread *threads; /* in order of appearance: index = slot */
 	size_t nr_threads, alloc_threads;
-	uint32_t *hash; /* tid -> slot + 1, open addressing */
+	uint32_t *live; /* slots of the live threads */
+	size_t nr_live, alloc_live;
+	uint32_t *hash; /* tid -> slot + 1 of live threads, open addressing */
 	size_t hash_size;
 
 	/* The sample being handed out, and the records that go before it. */
@@ -348,29 +350,40 @@ struct legacy_reader *legacy_open_mem(const void *buf, size_t len, const char *n
 	return reader_start(lr);
 }
 
+/* Rebuild the tid table over the live threads only, with room for as many again. */
+static void rehash(struct legacy_reader *lr)
+{
+	size_t size = 64, mask, i;
+
+	while (size < 4 * lr->nr_live)
+		size *= 2;
+	free(lr->hash);
+	lr->hash = xcalloc(size, sizeof(*lr->hash));
+	lr->hash_size = size;
+	mask = size - 1;
+	for (size_t k = 0; k < lr->nr_live; k++) {
+		for (i = lr->threads[lr->live[k]].tid * 2654435761u & mask; lr->hash[i];
+		     i = (i + 1) & mask)
+			;
+		lr->hash[i] = lr->live[k] + 1;
+	}
+}
+
+/*
+ * The live thread of tid, or a new one. The table holds live threads only (rebuilt when some
+ * end): a tid that ends and comes back many times must not make its probe chain grow.
+ */
 static struct lthread *find_thread(struct legacy_reader *lr, uint32_t tid, int *created)
 {
 	size_t mask, i;
 
-	if (lr->nr_threads * 2 >= lr->hash_size) {
-		size_t size = lr->hash_size ? lr->hash_size * 2 : 64;
-		uint32_t *h = xcalloc(size, sizeof(*h));
-
-		for (size_t s = 0; s < lr->nr_threads; s++) {
-			for (i = lr->threads[s].tid * 2654435761u & (size - 1); h[i];
-			     i = (i + 1) & (size - 1))
-				;
-			h[i] = (uint32_t)s + 1;
-		}
-		free(lr->hash);
-		lr->hash = h;
-		lr->hash_size = size;
-	}
+	if (2 * (lr->nr_live + 1) >= lr->hash_size)
+		rehash(lr);
 	mask = lr->hash_size - 1;
 	for (i = tid * 2654435761u & mask; lr->hash[i]; i = (i + 1) & mask) {
 		struct lthread *t = &lr->threads[lr->hash[i] - 1];
 
-		if (t->tid == tid && t->live) {
+		if (t->tid == tid) {
 			*created = 0;
 			return t;
 		}
@@ -380,6 +393,8 @@ static struct lthread *find_thread(struct legacy_reader *lr, uint32_t tid, int *
 	lr->threads[lr->nr_threads] = (struct lthread){ .tid = tid,
 							.slot = (uint32_t)lr->nr_threads,
 							.live = 1 };
+	ALLOC_GROW(lr->live, lr->alloc_live, lr->nr_live + 1);
+	lr->live[lr->nr_live++] = (uint32_t)lr->nr_threads;
 	lr->hash[i] = (uint32_t)++lr->nr_threads;
 	*created = 1;
 	return &lr->threads[lr->nr_threads - 1];
@@ -390,6 +405,7 @@ static int decode_sample(struct legacy_reader *lr)
 {
 	uint64_t off = lr->pos;
 	const uint8_t *p = get(lr, off, 12 + lr->psize);
+	size_t kept = 0;
 	uint32_t n;
 
 	if (!p) {
@@ -436,16 +452,21 @@ static int decode_sample(struct legacy_reader *lr)
 		t->cpu_ns = cpu;
 		t->last_sample = lr->samples_read + 1;
 	}
-	/* Threads of the previous sample missing from this one have ended. */
-	for (size_t s = 0; s < lr->nr_threads; s++) {
-		struct lthread *t = &lr->threads[s];
+	/* Live threads missing from this sample have ended (upstream samples every thread). */
+	for (size_t k = 0; k < lr->nr_live; k++) {
+		struct lthread *t = &lr->threads[lr->live[k]];
 
-		if (t->live && t->last_sample && t->last_sample <= lr->samples_read) {
+		if (t->last_sample == lr->samples_read + 1) {
+			lr->live[kept++] = lr->live[k];
+		} else {
 			t->live = 0;
 			ALLOC_GROW(lr->pending_end, lr->alloc_end, lr->nr_end + 1);
 			lr->pending_end[lr->nr_end++] = t->slot;
 		}
 	}
+	lr->nr_live = kept;
+	if (lr->nr_end)
+		rehash(lr);
 	lr->nts = n;
 	lr->sample_off = off;
 	lr->pos = off + 12 + lr->psize + (uint64_t)n * LEGACY_THREAD_SIZE;
@@ -672,6 +693,7 @@ void legacy_close(struct legacy_reader *lr)
 	free(lr->name);
 	free(lr->win);
 	free(lr->threads);
+	free(lr->live);
 	free(lr->hash);
 	free(lr->ts);
 	free(lr->pending_new);

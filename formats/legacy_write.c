@@ -76,20 +76,34 @@ static enum legacy_pmu pmu_kind(const struct profile_channel *c)
 	return LEGACY_PMU_CUSTOM;
 }
 
-/*
- * The PMU value of a sample: a reading as it is; a counter as its rate over the interval,
- * which for energy in joules is the mean power in watts (as upstream's RAPL sampler wrote).
- */
-static double pmu_value(const struct profile_channel *c, const struct profile_sample *s,
-			uint64_t prev_time)
+/* A system energy counter, whose power upstream's RAPL sampler wrote. */
+static int is_energy(const struct profile_channel *c)
 {
+	return c->scope == CHANNEL_SYSTEM && c->kind == CHANNEL_COUNTER && !strcmp(c->unit, "J");
+}
+
+/*
+ * The PMU value of a sample: a reading as it is; a counter as its rate over the interval.
+ * Energy in joules becomes the mean power in watts, summed over every energy counter, as
+ * upstream's RAPL sampler sums its zones.
+ */
+static double pmu_value(struct profile_reader *r, const struct profile_channel *c,
+			const struct profile_sample *s, uint64_t prev_time)
+{
+	double sum = 0;
+
 	if (!c || !s->values || c->index >= s->nr_channels)
 		return 0;
 	if (c->kind == CHANNEL_INSTANT)
 		return (double)s->values[c->index] * c->scale;
 	if (!prev_time || s->time <= prev_time)
 		return 0;
-	return s->deltas[c->index] / ((double)(s->time - prev_time) / 1e9);
+	if (!is_energy(c))
+		return s->deltas[c->index] / ((double)(s->time - prev_time) / 1e9);
+	for (uint32_t i = 0; i < s->nr_channels; i++)
+		if (is_energy(profile_reader_channel(r, i)))
+			sum += s->deltas[i];
+	return sum / ((double)(s->time - prev_time) / 1e9);
 }
 
 static void add_map(struct lmap **maps, size_t *nr, size_t *alloc, const struct profile_mmap *m)
@@ -139,8 +153,9 @@ int legacy_write(struct profile_reader *r, int fd, const char *name)
 		case PROFILE_CHANNEL:
 			if (pmu_index < 0 && rec.channel.scope == CHANNEL_SYSTEM)
 				pmu_index = (int)rec.channel.index;
-			else
-				dropped_chans++;
+			else if (!is_energy(&rec.channel) || pmu_index < 0 ||
+				 !is_energy(profile_reader_channel(r, (uint32_t)pmu_index)))
+				dropped_chans++; /* energy counters add to a first one */
 			break;
 		case PROFILE_PROCESS:
 			if (!pid)
@@ -166,7 +181,7 @@ int legacy_write(struct profile_reader *r, int fd, const char *name)
 			uint32_t k = 0;
 
 			pmu = pmu_index < 0 ? NULL : profile_reader_channel(r, (uint32_t)pmu_index);
-			v = pmu_value(pmu, s, prev_time);
+			v = pmu_value(r, pmu, s, prev_time);
 			prev_time = s->time;
 			for (uint32_t i = 0; i < s->nr_threads; i++)
 				k += s->threads[i].pid == pid;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -368,6 +369,173 @@ static void test_round_trip(void)
 	close(lfd);
 }
 
+/*
+ * A tid that ends and comes back at every other sample, 100000 times, and a crowd of threads
+ * living throughout: every return is a new thread, and reading stays linear (a table of every
+ * thread ever seen, or a scan of them all per sample, would take minutes here).
+ */
+static void test_tid_churn(void)
+{
+	enum { K = 100000, CROWD = 50 };
+	struct bytes b = { 0 };
+	struct profile_reader *r;
+	struct profile_record rec;
+	int counts[PROFILE_RECORD_MAX] = { 0 }, k;
+
+	u32(&b, 0);
+	u64(&b, 2 * K * 1000);
+	u64(&b, 0);
+	u64(&b, 2 * K);
+	u32(&b, 8);
+	u32(&b, 0);
+	for (uint64_t i = 0; i < 2 * K; i++) {
+		u64(&b, T0 + 1000 * i);
+		f64(&b, 0);
+		u32(&b, i == 0 ? CROWD + 1 : i & 1 ? 0 : 1);
+		if (!(i & 1)) {
+			u32(&b, 7);
+			u64(&b, 0x1000);
+			u64(&b, i);
+		}
+		for (uint32_t t = 0; i == 0 && t < CROWD; t++) {
+			u32(&b, 1000 + t);
+			u64(&b, 0x2000);
+			u64(&b, 0);
+		}
+	}
+	r = profile_reader_memopen(b.p, b.len, "churn");
+	CHECK(r, "churn file refused");
+	while (r && (k = profile_read(r, &rec)) > 0)
+		counts[rec.type]++;
+	CHECK(counts[PROFILE_SAMPLE] == 2 * K, "%d samples", counts[PROFILE_SAMPLE]);
+	CHECK(counts[PROFILE_THREAD] == K + CROWD, "%d threads", counts[PROFILE_THREAD]);
+	CHECK(counts[PROFILE_THREAD_END] == K + CROWD, "%d ends", counts[PROFILE_THREAD_END]);
+	profile_reader_close(r);
+	free(b.p);
+}
+
+/*
+ * Upstream copies a label's name without its NUL into memory it did not clear: what follows
+ * the first NUL is garbage, not part of the name.
+ */
+static void test_label_garbage(void)
+{
+	struct bytes b = build(0);
+	size_t label = b.len - 2 * LEGACY_VMMAP_SIZE + 16;
+	struct profile_reader *r;
+	struct profile_record rec;
+	int maps = 0;
+
+	memset(b.p + label + 5, 0xa5, LEGACY_LABEL_SIZE - 6); /* "prog\0" then garbage */
+	r = profile_reader_memopen(b.p, b.len, "garbage");
+	CHECK(r, "labels with garbage after the name refused");
+	while (r && profile_read(r, &rec) > 0)
+		if (rec.type == PROFILE_MMAP)
+			CHECK(!strcmp(rec.mmap.path, maps++ ? "libc.so.6" : "prog"), "label '%.20s'",
+			      rec.mmap.path);
+	CHECK(maps == 2, "%d maps", maps);
+	CHECK(r && !profile_reader_truncated(r), "read as cut");
+	profile_reader_close(r);
+	free(b.p);
+}
+
+/* From a pipe, written in small pieces: copied aside (the VMMaps are at the end), read whole. */
+static void test_pipe(void)
+{
+	struct bytes b = build(0);
+	struct profile_reader *r;
+	int p[2], n = 0, maps = 0, k;
+	struct profile_record rec;
+	pid_t child;
+
+	if (pipe(p) < 0)
+		die_errno("pipe");
+	child = fork();
+	if (child == 0) {
+		close(p[0]);
+		for (size_t i = 0; i < b.len; i += 7)
+			if (write_all(p[1], b.p + i, b.len - i < 7 ? b.len - i : 7) < 0)
+				_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	r = profile_reader_fdopen(p[0], "pipe");
+	CHECK(r && profile_reader_format(r) == PROFILE_FORMAT_LEGACY, "pipe not read as legacy");
+	while (r && (k = profile_read(r, &rec)) > 0) {
+		n += rec.type == PROFILE_SAMPLE;
+		maps += rec.type == PROFILE_MMAP;
+	}
+	CHECK(n == NSAMPLES && maps == 2, "from a pipe: %d samples %d maps", n, maps);
+	profile_reader_close(r);
+	close(p[0]);
+	waitpid(child, NULL, 0);
+	free(b.p);
+}
+
+/*
+ * Energy counters in J (RAPL zones) become one power value, their summed mean power over each
+ * interval, as upstream's RAPL sampler sums its zones; not a dropped channel.
+ */
+static void test_energy_sum(void)
+{
+	struct profile_meta m = { .hostname = "", .osrelease = "", .arch = "", .cpu_model = "",
+				  .pperf_version = "", .cpuid = "", .freq_hz = 1000,
+				  .period_ns = 1000000, .clockid = 1, .ref_clock_ns = 1000,
+				  .ref_realtime_ns = T0 * 1000, .start_time = 1000 };
+	int nfd = memfd_create("native", 0), lfd = memfd_create("legacy", 0);
+	struct profile_writer *w = profile_writer_open(nfd, "native", &m);
+	struct profile_record rec = { .type = PROFILE_CHANNEL };
+	struct profile_reader *r;
+	uint32_t slot;
+	int s = 0;
+
+	for (uint32_t i = 0; i < 2; i++) {
+		rec.channel = (struct profile_channel){ .index = i, .name = i ? "package-1" :
+										"package-0",
+							.unit = "J", .backend = "rapl",
+							.kind = CHANNEL_COUNTER, .scale = 1e-6 };
+		profile_write(w, &rec);
+	}
+	rec = (struct profile_record){ .type = PROFILE_PROCESS };
+	rec.process = (struct profile_process){ .time = 1000, .pid = 9 };
+	profile_write(w, &rec);
+	rec = (struct profile_record){ .type = PROFILE_THREAD };
+	rec.thread = (struct profile_thread){ .time = 1000, .pid = 9, .tid = 9 };
+	profile_write(w, &rec);
+	slot = rec.thread.slot;
+	for (uint64_t k = 0; k < 5; k++) {
+		struct profile_tsample ts = { .slot = slot, .pc = 0x1000, .cpu_ns = k };
+		int64_t v[2] = { (int64_t)(3000 * k), (int64_t)(1000 * k) }; /* µJ per 2 ms */
+
+		rec = (struct profile_record){ .type = PROFILE_SAMPLE };
+		rec.sample = (struct profile_sample){ .time = 1000 + 2000000 * k, .nr_threads = 1,
+						      .threads = &ts, .values = v,
+						      .nr_channels = 2 };
+		profile_write(w, &rec);
+	}
+	profile_writer_close(w);
+	lseek(nfd, 0, SEEK_SET);
+	r = profile_reader_fdopen(nfd, "native");
+	CHECK(r && legacy_write(r, lfd, "legacy") == 0, "native -> legacy failed");
+	profile_reader_close(r);
+	lseek(lfd, 0, SEEK_SET);
+	r = profile_reader_fdopen(lfd, "legacy");
+	while (r && profile_read(r, &rec) > 0) {
+		if (rec.type == PROFILE_CHANNEL)
+			CHECK(!strcmp(rec.channel.unit, "W"), "unit '%s'", rec.channel.unit);
+		if (rec.type != PROFILE_SAMPLE)
+			continue;
+		/* (3000 + 1000) µJ in 2 ms: 2 W, from the second sample on. */
+		CHECK(rec.sample.values[0] == (s ? 2000000 : 0), "sample %d: %" PRId64, s,
+		      rec.sample.values[0]);
+		s++;
+	}
+	CHECK(s == 5, "%d samples", s);
+	profile_reader_close(r);
+	close(nfd);
+	close(lfd);
+}
+
 int main(void)
 {
 	test_read();
@@ -375,6 +543,10 @@ int main(void)
 	test_cuts_and_corruption();
 	test_identity();
 	test_round_trip();
+	test_tid_churn();
+	test_label_garbage();
+	test_pipe();
+	test_energy_sum();
 	if (failures) {
 		fprintf(stderr, "%d checks failed\n", failures);
 		return 1;
