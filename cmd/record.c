@@ -85,9 +85,45 @@ static void add_pmu_spec(struct record_args *a, char *spec)
 }
 
 /*
- * Upstream's -p is the argument of the PMU its sampler was built with; its RAPL sampler takes
- * a powercap zone directory. Such a directory selects our rapl backend on that zone's tree
- * and domain; anything else is a backend spec, NAME[:ARGS].
+ * Upstream's RAPL sampler (pperf-rapl-sysfs) takes zone numbers, "0" or "0,0:1", each naming
+ * /sys/class/powercap/intel-rapl:N, and sums their power: our rapl backend on the domains of
+ * those zones (the legacy writer sums its energy counters' power likewise).
+ */
+static char *rapl_endpoints_spec(const char *arg)
+{
+	char *list = xstrdup(arg), *save = NULL, *domains = xstrdup(""), *spec;
+
+	for (char *e = strtok_r(list, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+		char *path = xasprintf("/sys/class/powercap/intel-rapl:%s/name", e), name[64];
+		char *more;
+
+		if (read_text_file(path, name, sizeof(name)) < 0)
+			die_errno("-p '%s': cannot read RAPL zone %s's name '%s' (upstream's RAPL "
+				  "sampler's zone numbers; see 'pperf list rapl')",
+				  arg, e, path);
+		free(path);
+		name[strcspn(name, "-")] = '\0'; /* package-0 -> package */
+		more = xasprintf(",%s,", domains);
+		path = xasprintf(",%s,", name);
+		if (!strstr(more, path)) {
+			free(more);
+			more = xasprintf("%s%s%s", domains, *domains ? "," : "", name);
+			free(domains);
+			domains = xstrdup(more);
+		}
+		free(more);
+		free(path);
+	}
+	spec = xasprintf("rapl:source=powercap,domains=%s", domains);
+	free(list);
+	free(domains);
+	return spec;
+}
+
+/*
+ * Upstream's -p is the argument of the PMU its sampler was built with: RAPL zone numbers
+ * (above) or, as given here for a tree elsewhere, a powercap zone directory, which selects our
+ * rapl backend on that tree and domain; anything else is a backend spec, NAME[:ARGS].
  */
 static char *upstream_pmu_spec(const char *arg)
 {
@@ -95,6 +131,11 @@ static char *upstream_pmu_spec(const char *arg)
 	char name[64] = "", *spec, *root, *slash;
 	FILE *f;
 
+	if (arg[0] >= '0' && arg[0] <= '9' && strspn(arg, "0123456789:,") == strlen(arg)) {
+		free(path);
+		free(name_path);
+		return rapl_endpoints_spec(arg);
+	}
 	if (arg[0] != '/' || access(path, F_OK) < 0 || !(f = fopen(name_path, "r"))) {
 		free(path);
 		free(name_path);
@@ -502,7 +543,7 @@ int cmd_record(int argc, char **argv)
 			print_upstream_stats(tracer_stats(t), a.freq);
 		else if (pperf_verbose)
 			print_stats(tracer_stats(t), a.freq, a.output, bytes);
-		else if (!a.quiet)
+		else if (!a.quiet && !a.upstream) /* upstream's sampler says nothing without -v */
 			fprintf(stderr, "pperf: recorded %llu samples (%llu thread-samples) to '%s', "
 					"%.1f KiB\n",
 				(unsigned long long)tracer_stats(t)->samples,
