@@ -262,7 +262,9 @@ static int encode_sample(struct profile_writer *w, const struct profile_sample *
 				     w->name, s->threads[i].slot);
 		w->order[i] = i;
 	}
-	qsort_r(w->order, s->nr_threads, sizeof(*w->order), cmp_slot_of, (void *)s->threads);
+	if (s->nr_threads > 1) /* w->order is still NULL for a sample without threads */
+		qsort_r(w->order, s->nr_threads, sizeof(*w->order), cmp_slot_of,
+			(void *)s->threads);
 	for (uint32_t i = 0; all_live && i < s->nr_threads; i++)
 		all_live = s->threads[w->order[i]].slot == w->live[i];
 	for (uint32_t i = 1; i < s->nr_threads; i++)
