@@ -196,6 +196,27 @@ static int open_elf(const char *path, int *fd, Elf **elf)
 	return 0;
 }
 
+/*
+ * A bare file name, as legacy (upstream pperf) profiles record their maps: looked up in the
+ * directories the dynamic linker searches, after --symfs and the current directory.
+ */
+static int open_bare_name(struct dso *d)
+{
+	static const char *const dirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+					    "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+					    "/lib64", "/usr/lib64", "/lib", "/usr/lib" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		char *p = xasprintf("%s/%s", dirs[i], d->path);
+		int ok = open_elf(p, &d->fd, &d->elf) == 0;
+
+		free(p);
+		if (ok)
+			return 0;
+	}
+	return -1;
+}
+
 /* The file of a DSO: under --symfs first (by its path, then by its name), then its path. */
 static int open_dso_file(struct symbolizer *s, struct dso *d)
 {
@@ -214,7 +235,9 @@ static int open_dso_file(struct symbolizer *s, struct dso *d)
 		if (ok)
 			return 0;
 	}
-	return open_elf(d->path, &d->fd, &d->elf);
+	if (open_elf(d->path, &d->fd, &d->elf) == 0)
+		return 0;
+	return strchr(d->path, '/') ? -1 : open_bare_name(d);
 }
 
 /* This process's own vDSO: the same kernel's is the recorded one. */

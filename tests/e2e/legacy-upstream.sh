@@ -61,4 +61,14 @@ threads "$T/n.data" >"$T/n.t"
 threads "$T/n.pperf1" >"$T/l.t"
 [ "$(grep -c -v -- -- "$T/n.t")" -gt 50 ] || fail "too few thread-samples recorded"
 cmp -s "$T/n.t" "$T/l.t" || fail "thread-samples differ: $(diff "$T/n.t" "$T/l.t" | head -4)"
+# report resolves the bare file names: the program under --symfs, libraries in the linker's
+# directories.
+"$PPERF" -o "$T/cpu2.pperf1" -f 1000 -- "$PROGS/cpu2" 0.4 >"$T/cpu2.out" || fail "record cpu2"
+"$PPERF" report --symfs "$PROGS" "$T/cpu2.pperf1" >"$T/report" 2>"$T/err" || fail "report: $(cat "$T/err")"
+grep -q "cannot open 'libc.so.6'" "$T/err" && fail "libc.so.6 not found: $(cat "$T/err")"
+grep -q "cannot open 'cpu2'" "$T/err" && fail "cpu2 not found under --symfs: $(cat "$T/err")"
+heavy=$(awk '$NF == "cpu2" && $(NF - 1) == "func_heavy" { print $1 + 0 }' "$T/report")
+light=$(awk '$NF == "cpu2" && $(NF - 1) == "func_light" { print $1 + 0 }' "$T/report")
+[ -n "$heavy" ] && [ -n "$light" ] || fail "functions not resolved: $(head -12 "$T/report")"
+awk -v h="$heavy" -v l="$light" 'BEGIN { exit !(h > l) }' || fail "func_heavy $heavy% <= func_light $light%"
 echo "legacy-upstream: $n samples walked as pperf2csv.py does; $(grep -c -v -- -- "$T/n.t") thread-samples kept by convert"
