@@ -22,6 +22,7 @@ int cmd_diff(int argc, char **argv);
  */
 int cmd_convert_pperf1(int argc, char **argv);
 int cmd_convert_csv(int argc, char **argv);
+int cmd_convert_collapsed(int argc, char **argv);
 /* Convert the profile at input into a legacy one at path (also used by upstream's -o). */
 int write_legacy_file(const char *input, const char *path);
 int cmd_convert_perf(int argc, char **argv);

@@ -19,6 +19,7 @@ static const struct convert_target targets[] = {
 	{ "pperf1", cmd_convert_pperf1, "upstream pperf's binary profile, for its tools" },
 	{ "perf", cmd_convert_perf, "Linux perf.data (perf report, script, annotate)" },
 	{ "csv", cmd_convert_csv, "one symbolized row per thread-sample" },
+	{ "collapsed", cmd_convert_collapsed, "folded call stacks for flame graphs" },
 	{ NULL, NULL, NULL }, /* targets are added above this line */
 };
 

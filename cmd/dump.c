@@ -102,6 +102,12 @@ static void dump_record(const struct profile_reader *r, const struct profile_rec
 			for (uint32_t c = 0; c < rec->sample.nr_channels; c++)
 				if (profile_reader_channel(r, c)->scope == CHANNEL_THREAD)
 					printf(" ch%u=%" PRId64 " (+%g)", c, t->values[c], t->deltas[c]);
+			if (t->stack) {
+				printf("\n%24s stack %u frames%s:", "", t->stack->nr_frames,
+				       t->stack->flags & STACK_TRUNCATED ? " (truncated)" : "");
+				for (uint32_t k = 0; k < t->stack->nr_frames; k++)
+					printf(" %#" PRIx64, t->stack->frames[k]);
+			}
 		}
 		break;
 	case PROFILE_EXIT:

@@ -32,6 +32,8 @@ static const char record_usage[] =
 	"      --no-inherit       trace only the first process, not its children\n"
 	"  -e, --event EV[,EV]    count perf events per thread (libpfm4 names; see 'pperf list')\n"
 	"      --pmu NAME[:ARGS]  read a PMU backend at every sample (repeatable; 'pperf list')\n"
+	"  -g                     record call stacks (= --call-graph fp)\n"
+	"      --call-graph fp    record each stopped thread's frame-pointer call stack\n"
 	"  -r, --randomize        take the first sample at a random point of the first period\n"
 	"      --core-isolation   run the sampler on the last online CPU, the program on the others\n"
 	"      --fifo PRIO        run the sampler (only) with SCHED_FIFO priority PRIO (1-99)\n"
@@ -65,6 +67,7 @@ enum {
 	OPT_CORE_ISOLATION,
 	OPT_FIFO,
 	OPT_RR,
+	OPT_CALL_GRAPH,
 };
 
 struct record_args {
@@ -184,6 +187,7 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 		{ "core-isolation", no_argument, NULL, OPT_CORE_ISOLATION },
 		{ "fifo", required_argument, NULL, OPT_FIFO },
 		{ "rr", required_argument, NULL, OPT_RR },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -207,7 +211,7 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv,
-				a->upstream ? "+o:p:f:rvh" : "+o:F:f:p:e:rvqh",
+				a->upstream ? "+o:p:f:rvh" : "+o:F:f:p:e:grvqh",
 				a->upstream ? upstream_opts : record_opts, NULL)) != -1) {
 		uint64_t pid;
 		double d;
@@ -258,6 +262,19 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 			a->topt.core_isolation = 1;
 			break;
 		case OPT_FIFO:
+		case 'g':
+			a->topt.call_graph = 1;
+			break;
+		case OPT_CALL_GRAPH:
+			if (!strcmp(optarg, "fp"))
+				a->topt.call_graph = 1;
+			else if (!strncmp(optarg, "dwarf", 5))
+				usage_error(cmd, "--call-graph dwarf is not supported yet; use "
+						 "--call-graph fp (programs built with "
+						 "-fno-omit-frame-pointer)");
+			else
+				usage_error(cmd, "--call-graph takes fp, not '%s'", optarg);
+			break;
 		case OPT_RR:
 			a->topt.sched_policy = c == OPT_FIFO ? SCHED_FIFO : SCHED_RR;
 			a->topt.sched_priority = parse_prio(cmd, c == OPT_FIFO ? "--fifo" : "--rr",

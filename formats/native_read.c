@@ -79,6 +79,20 @@ struct profile_reader {
 	double *deltas, *sys_deltas;
 	size_t alloc_values, alloc_deltas;
 
+	/* A STACK record waiting for its sample: per thread, slot, flags, frame count and where its
+	 * frame deltas start; then the stacks handed out with the sample. */
+	struct pending_stack {
+		uint32_t slot, flags, nr;
+		size_t first;
+	} *pst;
+	size_t nr_pst, alloc_pst;
+	int64_t *pdeltas;
+	size_t nr_pdeltas, alloc_pdeltas;
+	struct profile_stack *stk;
+	size_t alloc_stk;
+	uint64_t *frames;
+	size_t alloc_frames;
+
 	char *strs; /* the current record's strings, NUL-terminated */
 	size_t strs_len, strs_alloc;
 };
@@ -524,6 +538,72 @@ static struct rslot *live_slot(struct profile_reader *r, uint64_t s)
 }
 
 /* Decode one sample from the open SAMPLE record at r->sample_pos. */
+#define MAX_FRAMES 4096
+
+/* A STACK record: kept for the sample that follows (1: nothing to hand out), -1 if corrupt. */
+static int decode_stacks(struct profile_reader *r, struct cur *c)
+{
+	uint64_t n = get_u(c);
+
+	if (c->bad)
+		return -1;
+	if (n > r->nr_live)
+		return cur_fail(c, "stacks for more threads than are live");
+	r->nr_pst = r->nr_pdeltas = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		struct pending_stack ps;
+
+		ps.slot = get_u32(c, "slot");
+		ps.flags = get_u32(c, "flags");
+		ps.nr = get_u32(c, "frame count");
+		ps.first = r->nr_pdeltas;
+		if (c->bad)
+			return -1;
+		if (ps.nr > MAX_FRAMES)
+			return cur_fail(c, "a stack of more than 4096 frames");
+		if (!live_slot(r, ps.slot))
+			return cur_fail(c, "a stack for a thread slot that is not live");
+		ALLOC_GROW(r->pdeltas, r->alloc_pdeltas, r->nr_pdeltas + ps.nr);
+		for (uint32_t k = 0; k < ps.nr; k++)
+			r->pdeltas[r->nr_pdeltas++] = get_s(c);
+		if (c->bad)
+			return -1;
+		ALLOC_GROW(r->pst, r->alloc_pst, r->nr_pst + 1);
+		r->pst[r->nr_pst++] = ps;
+	}
+	return 1;
+}
+
+/* Attach the pending stacks to the threads of the sample just decoded. */
+static void attach_stacks(struct profile_reader *r, uint32_t n)
+{
+	size_t nframes = 0;
+
+	if (!r->nr_pst)
+		return;
+	ALLOC_GROW(r->stk, r->alloc_stk, r->nr_pst);
+	ALLOC_GROW(r->frames, r->alloc_frames, r->nr_pdeltas ? r->nr_pdeltas : 1);
+	for (size_t k = 0; k < r->nr_pst; k++) {
+		const struct pending_stack *ps = &r->pst[k];
+
+		for (uint32_t i = 0; i < n; i++) {
+			struct profile_tsample *t = &r->ts[i];
+			uint64_t prev = t->pc;
+
+			if (t->slot != ps->slot)
+				continue;
+			r->stk[k] = (struct profile_stack){ .flags = ps->flags, .nr_frames = ps->nr,
+							    .frames = r->frames + nframes };
+			for (uint32_t f = 0; f < ps->nr; f++) {
+				prev += (uint64_t)r->pdeltas[ps->first + f];
+				r->frames[nframes++] = prev;
+			}
+			t->stack = &r->stk[k];
+		}
+	}
+	r->nr_pst = 0;
+}
+
 static int decode_sample(struct profile_reader *r, struct profile_record *rec)
 {
 	struct cur c = { r, r->payload + r->sample_pos, r->payload + r->payload_len, 0 };
@@ -618,6 +698,7 @@ static int decode_sample(struct profile_reader *r, struct profile_record *rec)
 		t->cpu_delta = delta > 0 ? (uint64_t)delta : 0;
 		t->values = NULL;
 		t->deltas = NULL;
+		t->stack = NULL;
 		if (nch) {
 			int64_t *tv = r->values + (size_t)i * nch;
 			double *td = r->deltas + (size_t)i * nch;
@@ -646,6 +727,7 @@ static int decode_sample(struct profile_reader *r, struct profile_record *rec)
 	}
 	if (c.bad)
 		return -1;
+	attach_stacks(r, n);
 	r->sample_pos = (size_t)(c.p - r->payload);
 	r->last_time = time;
 	rec->sample.time = time;
@@ -784,6 +866,8 @@ static int decode_record(struct profile_reader *r, struct profile_record *rec)
 		rec->totals.foreign_signals = get_u(&c);
 		r->seen_totals = 1;
 		break;
+	case PROFILE_STACK:
+		return decode_stacks(r, &c);
 	default:
 		return 1; /* a newer record type: skipped */
 	}
@@ -1097,5 +1181,9 @@ void profile_reader_close(struct profile_reader *r)
 	free(r->values);
 	free(r->deltas);
 	free(r->strs);
+	free(r->pst);
+	free(r->pdeltas);
+	free(r->stk);
+	free(r->frames);
 	free(r);
 }

@@ -312,6 +312,40 @@ static int encode_sample(struct profile_writer *w, const struct profile_sample *
 	return 0;
 }
 
+/*
+ * The stacks of a sample's threads, in a STACK record before its SAMPLE record (which then
+ * starts a new batch): per thread its slot, flags, frame count and the frames, each as the
+ * difference from the previous one (the first from the thread's PC).
+ */
+static void put_stacks(struct profile_writer *w, const struct profile_sample *s)
+{
+	struct buf p = { 0 };
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < s->nr_threads; i++)
+		n += s->threads[i].stack != NULL;
+	if (!n)
+		return;
+	put_u(&p, n);
+	for (uint32_t i = 0; i < s->nr_threads; i++) {
+		const struct profile_tsample *t = &s->threads[i];
+		uint64_t prev = t->pc;
+
+		if (!t->stack)
+			continue;
+		put_u(&p, t->slot);
+		put_u(&p, t->stack->flags);
+		put_u(&p, t->stack->nr_frames);
+		for (uint32_t k = 0; k < t->stack->nr_frames; k++) {
+			put_s(&p, (int64_t)(t->stack->frames[k] - prev));
+			prev = t->stack->frames[k];
+		}
+	}
+	close_samples(w);
+	put_record(w, PROFILE_STACK, &p);
+	free(p.data);
+}
+
 int profile_write(struct profile_writer *w, struct profile_record *rec)
 {
 	struct buf p = { 0 };
@@ -320,6 +354,7 @@ int profile_write(struct profile_writer *w, struct profile_record *rec)
 	if (w->failed)
 		return -1;
 	if (rec->type == PROFILE_SAMPLE) {
+		put_stacks(w, &rec->sample);
 		if (encode_sample(w, &rec->sample) < 0)
 			return -1;
 		if (w->samples.len >= (1u << 20))

@@ -25,6 +25,9 @@ enum profile_record_type {
 	PROFILE_SAMPLE = 9,	 /* one group-stop: every sampled thread's PC and CPU time */
 	PROFILE_EXIT = 10,	 /* a process ended */
 	PROFILE_TOTALS = 11,	 /* once, last: totals of the recording */
+	/* The call stacks of the next SAMPLE's threads. Readers attach them to that sample
+	 * (profile_tsample.stack) and never return this record themselves. */
+	PROFILE_STACK = 12,
 	PROFILE_RECORD_MAX
 };
 
@@ -129,6 +132,17 @@ struct profile_mmap {
 	const char *path; /* full path, or a bracketed name: [vdso], [anon:...] */
 };
 
+/* A thread's call stack at a sample (recorded with --call-graph). */
+enum profile_stack_flags {
+	STACK_TRUNCATED = 1 << 0, /* the walk stopped early: depth limit, a bad frame pointer */
+};
+
+struct profile_stack {
+	uint32_t flags;	       /* enum profile_stack_flags */
+	uint32_t nr_frames;
+	const uint64_t *frames; /* return addresses, the caller of pc first, outermost last */
+};
+
 /* One thread in one sample. */
 struct profile_tsample {
 	uint32_t slot, pid, tid;
@@ -141,6 +155,7 @@ struct profile_tsample {
 	 */
 	const int64_t *values;
 	const double *deltas;
+	const struct profile_stack *stack; /* NULL without one */
 };
 
 struct profile_sample {

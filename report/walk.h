@@ -19,6 +19,8 @@ struct walk_sample {
 	uint64_t cpu_ns;       /* CPU time since the thread's previous sample */
 	uint64_t wall_ns;      /* the interval since the previous sample */
 	const struct sym_result *sym; /* NULL unless walk_opts.symbols */
+	const struct profile_stack *stack; /* the call stack, if recorded (-g) */
+	struct symbolizer *symbolizer;     /* to resolve its frames (with walk_opts.symbols) */
 	/*
 	 * Per channel (profile_reader_channel(r, i)): the thread's share of the interval's
 	 * increase, in the channel's unit (energy in J; an instantaneous reading integrated over

@@ -7,6 +7,7 @@
 
 #include "maps.h"
 #include "procfs.h"
+#include "stack.h"
 
 enum task_state {
 	TASK_NEW,	   /* attached, its first stop not seen yet */
@@ -33,6 +34,7 @@ struct task {
 	char comm[16];
 	struct cputime_src cputime;
 	struct asleep_src asleep;
+	struct stack_range stack; /* its stack mapping, for call-stack walks */
 	struct task *hash_next;
 };
 
@@ -41,6 +43,7 @@ struct process {
 	int nr_tasks;
 	int exited;
 	struct maps maps;
+	uint64_t frames_rescan; /* when a call stack's address last made us read the maps */
 	struct process *hash_next;
 };
 

@@ -74,6 +74,9 @@ struct tracer {
 
 	struct profile_tsample *ts;
 	size_t ts_alloc;
+	struct profile_stack *stk; /* call stacks of the sample being taken */
+	uint64_t *stk_frames;
+	size_t stk_alloc;
 	int64_t *sys_values, *thr_values;
 	size_t thr_alloc;
 	int warned_timeout, warned_pmu;
@@ -497,20 +500,23 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 	wait_for_stops(t);
 }
 
-static uint64_t read_pc(pid_t tid, int *ok)
+/* A stopped thread's PC, and its frame and stack pointers for call stacks. */
+static uint64_t read_pc(pid_t tid, int *ok, uint64_t *fp, uint64_t *sp)
 {
+	struct user_regs_struct regs;
+	struct iovec iov = { &regs, sizeof(regs) };
+
+	*ok = ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) == 0;
+	if (!*ok)
+		return 0;
 #if defined(__x86_64__)
-	struct user_regs_struct regs;
-	struct iovec iov = { &regs, sizeof(regs) };
-
-	*ok = ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) == 0;
-	return *ok ? regs.rip : 0;
+	*fp = regs.rbp;
+	*sp = regs.rsp;
+	return regs.rip;
 #elif defined(__aarch64__)
-	struct user_regs_struct regs;
-	struct iovec iov = { &regs, sizeof(regs) };
-
-	*ok = ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) == 0;
-	return *ok ? regs.pc : 0;
+	*fp = regs.regs[29];
+	*sp = regs.sp;
+	return regs.pc;
 #else
 #error "pperf supports x86_64 and aarch64"
 #endif
@@ -529,6 +535,12 @@ static void sample(struct tracer *t)
 	stop_all(t, 0);
 
 	ALLOC_GROW(t->ts, t->ts_alloc, t->tt.nr);
+	if (t->o.call_graph && t->stk_alloc < t->tt.nr) {
+		t->stk_alloc = t->tt.nr * 2;
+		t->stk = xreallocarray(t->stk, t->stk_alloc, sizeof(*t->stk));
+		t->stk_frames = xreallocarray(t->stk_frames, t->stk_alloc * STACK_MAX_DEPTH,
+					      sizeof(uint64_t));
+	}
 	if (thread_channels && t->thr_alloc < t->tt.nr * nch) {
 		t->thr_alloc = t->tt.nr * nch * 2;
 		t->thr_values = xreallocarray(t->thr_values, t->thr_alloc, sizeof(int64_t));
@@ -536,10 +548,11 @@ static void sample(struct tracer *t)
 	for (size_t i = 0; i < t->tt.nr; i++) {
 		struct task *task = t->tt.tasks[i];
 		struct profile_tsample *s;
+		uint64_t fp = 0, sp = 0;
 		int ok = 1;
 
 		if (task->state == TASK_STOPPED && task->sampled) {
-			uint64_t pc = read_pc(task->tid, &ok);
+			uint64_t pc = read_pc(task->tid, &ok, &fp, &sp);
 
 			if (ok)
 				task->pc = pc;
@@ -555,6 +568,18 @@ static void sample(struct tracer *t)
 		*s = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
 					       .tid = (uint32_t)task->tid, .pc = task->pc,
 					       .cpu_ns = task->cpu_ns };
+		/* Call stacks of the threads stopped now (not of sleepers read in place). */
+		if (t->o.call_graph && task->state == TASK_STOPPED && task->sampled && ok && fp) {
+			struct profile_stack *st = &t->stk[n];
+			uint64_t *frames = t->stk_frames + (size_t)n * STACK_MAX_DEPTH;
+			int trunc;
+
+			st->nr_frames = stack_walk_fp(task->proc->pid, task->tid, fp, sp,
+						      &task->stack, frames, STACK_MAX_DEPTH, &trunc);
+			st->flags = trunc ? STACK_TRUNCATED : 0;
+			st->frames = frames;
+			s->stack = st;
+		}
 		if (task->read_asleep)
 			t->st.asleep_samples++;
 		if (thread_channels) {
@@ -593,8 +618,18 @@ static void sample(struct tracer *t)
 	for (uint32_t i = 0; i < n; i++) {
 		struct process *p = process_find(&t->tt, (pid_t)t->ts[i].pid);
 
-		if (p && !maps_contain(&p->maps, t->ts[i].pc))
+		const struct profile_stack *st = t->ts[i].stack;
+		int outside = p && !maps_contain(&p->maps, t->ts[i].pc);
+
+		/* ... or a return address of its call stack (code that never ran at a sample);
+		 * at most every 100 ms, as a bad frame can name any address. */
+		if (p && st && !outside && end - p->frames_rescan >= COMM_INTERVAL_NS)
+			for (uint32_t k = 0; !outside && k < st->nr_frames; k++)
+				outside = !maps_contain(&p->maps, st->frames[k]);
+		if (outside) {
 			read_maps(t, p);
+			p->frames_rescan = end;
+		}
 	}
 	t->sampling = 0;
 
@@ -1106,6 +1141,8 @@ void tracer_free(struct tracer *t)
 	sigprocmask(SIG_SETMASK, &t->old_mask, NULL);
 	sigaction(SIGPIPE, &t->old_sigpipe, NULL);
 	free(t->ts);
+	free(t->stk);
+	free(t->stk_frames);
 	free(t->sys_values);
 	free(t->thr_values);
 	free(t);

@@ -1,0 +1,249 @@
+/*
+ * pperf convert --to collapsed: folded call stacks, `main;a;b;c WEIGHT` per distinct stack,
+ * as flame graph tools (flamegraph.pl, inferno) and speedscope read them.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../formats/profile.h"
+#include "../lib/util.h"
+#include "../report/walk.h"
+#include "cmd.h"
+
+static const char collapsed_usage[] =
+	"usage: pperf convert --to collapsed [-i PROFILE] [-o FILE] [--weight W] [--symfs DIR]\n"
+	"\n"
+	"Write the profile's call stacks (recorded with 'pperf record -g') folded, one line\n"
+	"per distinct stack: the functions from the outermost to the sampled one, separated by\n"
+	"';', then the stack's weight. A profile without stacks gives one-frame stacks.\n"
+	"\n"
+	"  -i, --input PROFILE   the profile (default pperf.data; '-': standard input)\n"
+	"  -o, --output FILE     the folded stacks (default standard output)\n"
+	"      --weight W        cpu: CPU ns (default); wall: wall-clock ns, every thread;\n"
+	"                        samples: thread-samples; or a channel's name: its amount\n"
+	"      --comm            start each stack with the thread's name\n"
+	"      --symfs DIR       look up the recorded files under DIR first\n"
+	"  -h, --help            show this help\n";
+
+enum weight { W_CPU, W_WALL, W_SAMPLES, W_CHANNEL };
+
+struct folded {
+	char *stack;
+	double weight;
+};
+
+struct collapse {
+	enum weight weight;
+	const char *channel;
+	int channel_index, with_comm;
+	struct profile_reader *r;
+	struct folded *e; /* open addressing */
+	size_t nr, size;
+	char *buf;
+	size_t len, alloc;
+};
+
+static void append(struct collapse *c, const char *s)
+{
+	size_t n = strlen(s);
+
+	ALLOC_GROW(c->buf, c->alloc, c->len + n + 2);
+	if (c->len)
+		c->buf[c->len++] = ';';
+	/* ';' separates frames and ' ' ends the stack: neither may appear in a name. */
+	for (size_t i = 0; i < n; i++)
+		c->buf[c->len++] = s[i] == ';' ? ':' : s[i] == ' ' ? '_' : s[i];
+	c->buf[c->len] = '\0';
+}
+
+static void frame_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, char *out, size_t size)
+{
+	struct sym_result r;
+
+	symbolizer_lookup(sym, pid, addr, &r);
+	if (r.sym)
+		snprintf(out, size, "%s", r.sym);
+	else if (r.dso_name[0] == '[')
+		snprintf(out, size, "%s", r.dso_name);
+	else
+		snprintf(out, size, "[%s]", r.dso_name);
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static void add(struct collapse *c, double w)
+{
+	size_t i;
+
+	if (c->nr * 2 >= c->size) {
+		size_t size = c->size ? c->size * 2 : 1024;
+		struct folded *e = xcalloc(size, sizeof(*e));
+
+		for (size_t k = 0; k < c->size; k++) {
+			if (!c->e[k].stack)
+				continue;
+			for (i = hash_str(c->e[k].stack) % size; e[i].stack; i = (i + 1) % size)
+				;
+			e[i] = c->e[k];
+		}
+		free(c->e);
+		c->e = e;
+		c->size = size;
+	}
+	for (i = hash_str(c->buf) % c->size; c->e[i].stack; i = (i + 1) % c->size)
+		if (!strcmp(c->e[i].stack, c->buf)) {
+			c->e[i].weight += w;
+			return;
+		}
+	c->e[i].stack = xstrdup(c->buf);
+	c->e[i].weight = w;
+	c->nr++;
+}
+
+static int fold(void *p, const struct walk_sample *s)
+{
+	struct collapse *c = p;
+	char name[512];
+	double w;
+
+	switch (c->weight) {
+	case W_CPU:
+		w = (double)s->cpu_ns;
+		break;
+	case W_WALL:
+		w = (double)s->wall_ns;
+		break;
+	case W_SAMPLES:
+		w = s->cpu_ns ? 1 : 0;
+		break;
+	default:
+		w = (uint32_t)c->channel_index < s->nr_channels ? s->share[c->channel_index] : 0;
+		break;
+	}
+	if (w <= 0)
+		return 0;
+	c->len = 0;
+	if (c->with_comm)
+		append(c, s->comm);
+	if (s->stack) {
+		/* Outermost first; a return address is looked up one byte back, in its call. */
+		for (uint32_t k = s->stack->nr_frames; k-- > 0;) {
+			frame_name(s->symbolizer, s->pid, s->stack->frames[k] - 1, name, sizeof(name));
+			append(c, name);
+		}
+	}
+	frame_name(s->symbolizer, s->pid, s->pc, name, sizeof(name));
+	append(c, name);
+	add(c, w);
+	return 0;
+}
+
+static int by_stack(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->stack, ((const struct folded *)b)->stack);
+}
+
+int cmd_convert_collapsed(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "weight", required_argument, NULL, 'w' },
+		{ "comm", no_argument, NULL, 'c' },
+		{ "symfs", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *input = "pperf.data", *output = NULL, *weight = "cpu";
+	struct walk_opts wo = { .symbols = 1 };
+	struct collapse c = { .channel_index = -1 };
+	FILE *out = stdout;
+	size_t n = 0;
+	int opt, ret;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+i:o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'w':
+			weight = optarg;
+			break;
+		case 'c':
+			c.with_comm = 1;
+			break;
+		case 'S':
+			wo.sym.symfs = optarg;
+			break;
+		case 'h':
+			fputs(collapsed_usage, stdout);
+			return EXIT_OK;
+		default:
+			usage_error("convert", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("convert", "unexpected argument '%s'", argv[optind]);
+	c.weight = !strcmp(weight, "cpu") ? W_CPU : !strcmp(weight, "wall") ? W_WALL :
+		   !strcmp(weight, "samples") ? W_SAMPLES : W_CHANNEL;
+	c.r = profile_reader_open(input);
+	if (!c.r)
+		return EXIT_FAIL;
+	if (c.weight == W_CHANNEL) {
+		/* The channels follow META: read up to the first thread to know them all. */
+		struct profile_reader *peek = profile_reader_open(input);
+		struct profile_record rec;
+
+		while (peek && profile_read(peek, &rec) > 0 && rec.type == PROFILE_CHANNEL)
+			if (!strcmp(rec.channel.name, weight))
+				c.channel_index = (int)rec.channel.index;
+		profile_reader_close(peek);
+		if (c.channel_index < 0) {
+			profile_reader_close(c.r);
+			usage_error("convert", "--weight is cpu, wall, samples or a channel of '%s', "
+					       "not '%s'",
+				    input, weight);
+		}
+	}
+	ret = walk_profile(c.r, &wo, fold, &c, NULL);
+	if (ret == 0 && output && strcmp(output, "-") && !(out = fopen(output, "w")))
+		ret = error_errno("cannot write '%s'", output);
+	if (ret == 0) {
+		struct folded *all = xcalloc(c.nr + 1, sizeof(*all));
+
+		for (size_t i = 0; i < c.size; i++)
+			if (c.e[i].stack)
+				all[n++] = c.e[i];
+		if (n)
+			qsort(all, n, sizeof(*all), by_stack);
+		for (size_t i = 0; i < n; i++) {
+			if (c.weight == W_CHANNEL)
+				fprintf(out, "%s %.9g\n", all[i].stack, all[i].weight);
+			else
+				fprintf(out, "%s %.0f\n", all[i].stack, all[i].weight);
+		}
+		free(all);
+		if (out != stdout && fclose(out) != 0)
+			ret = error_errno("cannot write '%s'", output);
+	}
+	for (size_t i = 0; i < c.size; i++)
+		free(c.e[i].stack);
+	free(c.e);
+	free(c.buf);
+	profile_reader_close(c.r);
+	return ret < 0 ? EXIT_FAIL : EXIT_OK;
+}
