@@ -387,6 +387,22 @@ static const char *debuglink(Elf *elf)
 	return NULL;
 }
 
+/* A debug file from another build would name the wrong functions: its build-id must be the
+ * DSO's, when the DSO has one. */
+static int debug_file_matches(const struct dso *d, const char *path)
+{
+	uint8_t id[BUILD_ID_MAX];
+	int n;
+
+	if (!d->build_id_size || access(path, R_OK) < 0)
+		return access(path, R_OK) == 0;
+	n = read_build_id(path, id);
+	if (n == (int)d->build_id_size && !memcmp(id, d->build_id, (size_t)n))
+		return 1;
+	warning("'%s' is not the debug file of '%s' (another build-id): not used", path, d->path);
+	return 0;
+}
+
 /* Separate debug info: by build-id under /usr/lib/debug/.build-id, then by debuglink beside
  * the file, in its .debug/ and under /usr/lib/debug (each also under --symfs). */
 static void open_debug_file(struct symbolizer *s, struct dso *d)
@@ -416,7 +432,8 @@ static void open_debug_file(struct symbolizer *s, struct dso *d)
 			cand[3] = xasprintf("%s/usr/lib/debug%s/%s", roots[r], dir, link);
 		}
 		for (size_t i = 0; i < ARRAY_SIZE(cand); i++) {
-			if (cand[i] && !d->delf && strcmp(cand[i], d->path))
+			if (cand[i] && !d->delf && strcmp(cand[i], d->path) &&
+			    debug_file_matches(d, cand[i]))
 				open_elf(cand[i], &d->dfd, &d->delf);
 			free(cand[i]);
 		}
