@@ -261,7 +261,6 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 		case OPT_CORE_ISOLATION:
 			a->topt.core_isolation = 1;
 			break;
-		case OPT_FIFO:
 		case 'g':
 			a->topt.call_graph = 1;
 			break;
@@ -275,6 +274,7 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 			else
 				usage_error(cmd, "--call-graph takes fp, not '%s'", optarg);
 			break;
+		case OPT_FIFO:
 		case OPT_RR:
 			a->topt.sched_policy = c == OPT_FIFO ? SCHED_FIFO : SCHED_RR;
 			a->topt.sched_priority = parse_prio(cmd, c == OPT_FIFO ? "--fifo" : "--rr",

@@ -307,6 +307,7 @@ const char *profile_record_name(enum profile_record_type type)
 		[PROFILE_EXEC] = "exec",	 [PROFILE_MMAP] = "mmap",
 		[PROFILE_SAMPLE] = "sample",	 [PROFILE_EXIT] = "exit",
 		[PROFILE_TOTALS] = "totals",
+		[PROFILE_STACK] = "stack",
 	};
 
 	if ((unsigned)type < ARRAY_SIZE(names) && names[type])

@@ -31,6 +31,7 @@ struct task {
 	int sampled;	     /* stopped and read in the current sample */
 	int read_asleep;     /* read asleep, not stopped, in the current sample */
 	uint64_t pc, cpu_ns; /* as last read */
+	uint64_t last_delta; /* CPU time in the last sampled interval */
 	char comm[16];
 	struct cputime_src cputime;
 	struct asleep_src asleep;

@@ -483,8 +483,13 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 			task->sampled = 1;
 			continue;
 		}
+		/*
+		 * Only threads that hardly ran in the last interval are looked for asleep: the
+		 * kernel may make the reader wait a scheduler tick for a thread that is just
+		 * going to sleep, and a busy thread is almost never asleep.
+		 */
 		if (!task->interrupted && t->sampling && task->state == TASK_RUNNING &&
-		    asleep_read(&task->asleep, &pc) == 1) {
+		    task->last_delta < t->period_ns / 8 && asleep_read(&task->asleep, &pc) == 1) {
 			task->read_asleep = 1;
 			task->pc = pc;
 			continue;
@@ -563,7 +568,12 @@ static void sample(struct tracer *t)
 		 * asleep: its PC was read where it sleeps. */
 		if (!ok || !task->pc)
 			continue;
-		cputime_read(&task->cputime, &task->cpu_ns);
+		{
+			uint64_t before = task->cpu_ns;
+
+			cputime_read(&task->cputime, &task->cpu_ns);
+			task->last_delta = task->cpu_ns > before ? task->cpu_ns - before : 0;
+		}
 		s = &t->ts[n];
 		*s = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
 					       .tid = (uint32_t)task->tid, .pc = task->pc,

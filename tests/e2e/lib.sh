@@ -15,3 +15,13 @@ expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
 within() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { x = a - b; if (x < 0) x = -x; exit !(x <= d) }'; }
 # record ARGS...: pperf record, failing the test on a pperf error (not on the program's status)
 summary() { "$TT" summary "$1" || fail "test-tool summary $1"; }
+# idle_cpus: CPUs' worth of idle time since the previous call, from /proc/stat.
+idle_prev=
+idle_cpus() {
+	local now
+	now=$(awk '$1 == "cpu" { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
+	[ -z "$idle_prev" ] || awk -v a="$idle_prev" -v b="$now" -v n="$(nproc)" 'BEGIN {
+		split(a, x); split(b, y); d = y[2] - x[2]
+		printf "%.2f", (d > 0 ? n * (y[1] - x[1]) / d : 0) }'
+	idle_prev=$now
+}

@@ -3,16 +3,6 @@
 # serial: on a machine with more busy threads than CPUs samples gather at the program's
 # syscalls (the sampler runs at its preemption points), so this runs with no other test.
 . "$(dirname "$0")/lib.sh"
-# idle_cpus: CPUs' worth of idle time since the previous call, from /proc/stat.
-prev=
-idle_cpus() {
-	local now
-	now=$(awk '$1 == "cpu" { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
-	[ -z "$prev" ] || awk -v a="$prev" -v b="$now" -v n="$(nproc)" 'BEGIN {
-		split(a, x); split(b, y); d = y[2] - x[2]
-		printf "%.2f", (d > 0 ? n * (y[1] - x[1]) / d : 0) }'
-	prev=$now
-}
 # try OPTIONS...: one recording; succeeds if the split matches
 try() {
 	idle_cpus >/dev/null

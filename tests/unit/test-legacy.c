@@ -17,18 +17,8 @@
 #include "../../formats/legacy.h"
 #include "../../formats/profile.h"
 #include "../../lib/util.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                          \
-	do {                                                                                      \
-		if (!(cond)) {                                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
-			fprintf(stderr, __VA_ARGS__);                                             \
-			fputc('\n', stderr);                                                      \
-			failures++;                                                               \
-		}                                                                                 \
-	} while (0)
 
 /* A growing byte buffer, little-endian, as upstream's sampler wrote on x86-64. */
 struct bytes {

@@ -12,18 +12,8 @@
 
 #include "../../formats/profile.h"
 #include "../../lib/util.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                          \
-	do {                                                                                      \
-		if (!(cond)) {                                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
-			fprintf(stderr, __VA_ARGS__);                                             \
-			fputc('\n', stderr);                                                      \
-			failures++;                                                               \
-		}                                                                                 \
-	} while (0)
 
 /* A profile written into memory: a memfd the writer writes to, then read back whole. */
 struct mem_profile {
@@ -265,8 +255,10 @@ static void test_round_trip(const struct mem_profile *p)
 	}
 	CHECK(k == 0, "read to the end without error");
 	CHECK(samples == 200, "200 samples read, got %d", samples);
+	/* Every kind a reader hands out (STACK records are attached to their samples). */
 	for (int t = PROFILE_META; t < PROFILE_RECORD_MAX; t++)
-		CHECK(seen[t] > 0, "a %s record was read back", profile_record_name(t));
+		if (t != PROFILE_STACK)
+			CHECK(seen[t] > 0, "a %s record was read back", profile_record_name(t));
 	/* 199 intervals of 5000 uJ: the counter's increases, in joules. */
 	CHECK(energy > 0.99499 && energy < 0.99501, "energy %f J", energy);
 	CHECK(!profile_reader_truncated(r), "complete profile not reported truncated");

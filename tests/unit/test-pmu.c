@@ -19,18 +19,8 @@
 #include "../../lib/util.h"
 #include "../../pmu/args.h"
 #include "../../pmu/pmu.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                          \
-	do {                                                                                      \
-		if (!(cond)) {                                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
-			fprintf(stderr, __VA_ARGS__);                                             \
-			fputc('\n', stderr);                                                      \
-			failures++;                                                               \
-		}                                                                                 \
-	} while (0)
 
 static char tmpdir[64];
 

@@ -12,18 +12,8 @@
 
 #include "../../formats/profile.h"
 #include "../../lib/util.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                          \
-	do {                                                                                      \
-		if (!(cond)) {                                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
-			fprintf(stderr, __VA_ARGS__);                                             \
-			fputc('\n', stderr);                                                      \
-			failures++;                                                               \
-		}                                                                                 \
-	} while (0)
 
 static const uint64_t frames[] = { 0x401234, 0x401100, 0x7f0000001000 };
 
