@@ -11,7 +11,9 @@ pkill -KILL -f "$PROGS/longrun 3" 2>/dev/null
 grep -q '^truncated 1' "$T/sum" || fail "not reported as truncated"
 grep -q 'warning: .*did not finish' "$T/err" || fail "no warning: $(cat "$T/err")"
 n=$(awk '$1 == "samples" { print $2 }' "$T/sum")
-[ "$n" -ge 100 ] || fail "only $n samples survived 0.8 s of recording"
+# Samples are flushed as recording goes (every 10 ms): those of the 0.8 s are there. (How many
+# were taken depends on the machine's load; 20 is far more than a final flush would leave.)
+[ "$n" -ge 20 ] || fail "only $n samples survived 0.8 s of recording"
 "$PPERF" info "$T/k.data" >"$T/info" 2>&1 || fail "info on the cut profile failed"
 grep -q 'TRUNCATED' "$T/info" || fail "info does not say the profile is cut"
 # Cut in the middle of a record: still loads, says where.
