@@ -27,6 +27,8 @@ static const char report_usage[] =
 	"      --time START,END  only samples in this window (seconds from the start; either\n"
 	"                        may be empty)\n"
 	"      --inline          charge inlined functions, not the function they were inlined into\n"
+	"      --children        also inclusive shares: the time of the samples each row is on\n"
+	"                        the call stack of (profiles recorded with -g)\n"
 	"      --symfs DIR       look up the recorded files under DIR first (profiles from\n"
 	"                        another machine)\n"
 	"      --format FMT      stdio (default) or csv\n"
@@ -41,12 +43,13 @@ enum {
 	OPT_INLINE,
 	OPT_SYMFS,
 	OPT_FORMAT,
+	OPT_CHILDREN,
 };
 
 struct report_args {
 	const char *input, *sort, *format;
 	struct walk_opts wo;
-	int wall, inline_frames;
+	int wall, inline_frames, children;
 };
 
 /* START,END in seconds, either side may be empty. */
@@ -89,6 +92,7 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -120,6 +124,9 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 			break;
 		case OPT_INLINE:
 			a->inline_frames = 1;
+			break;
+		case OPT_CHILDREN:
+			a->children = 1;
 			break;
 		case OPT_SYMFS:
 			a->wo.sym.symfs = optarg;
@@ -176,7 +183,11 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 			       t->unattributed[c], report_channel_unit(ch, ub, sizeof(ub)));
 		printf("\n");
 	}
-	printf("#\n# %8s %9s %12s", "Overhead", "Samples", rep->wall ? "Wall (ms)" : "CPU (ms)");
+	printf("#\n#");
+	if (rep->children)
+		printf(" %8s", "Children");
+	printf(" %8s %9s %12s", rep->children ? "Self" : "Overhead", "Samples",
+	       rep->wall ? "Wall (ms)" : "CPU (ms)");
 	for (uint32_t c = 0; c < nch; c++) {
 		const struct profile_channel *ch = profile_reader_channel(r, c);
 		char head[64], ub[32];
@@ -191,7 +202,10 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 	for (size_t i = 0; i < rep->nr_entries; i++) {
 		const struct report_entry *e = rep->entries[i];
 
-		printf("  %7.2f%% %9" PRIu64 " %12.3f", pct((double)e->weight, (double)rep->total_weight),
+		printf(" ");
+		if (rep->children)
+			printf(" %7.2f%%", pct((double)e->children, (double)rep->total_weight));
+		printf(" %7.2f%% %9" PRIu64 " %12.3f", pct((double)e->weight, (double)rep->total_weight),
 		       e->samples, (double)e->weight / 1e6);
 		for (uint32_t c = 0; c < nch; c++)
 			printf(" %16.6g %6.2f%%", e->chan[c], pct(e->chan[c], t->channel[c]));
@@ -210,6 +224,8 @@ static void print_csv(struct profile_reader *r, const struct report *rep,
 {
 	uint32_t nch = rep->nr_channels;
 
+	if (rep->children)
+		csv_field(stdout, "children_pct", 0);
 	csv_field(stdout, "overhead_pct", 0);
 	csv_field(stdout, "samples", 0);
 	csv_field(stdout, rep->wall ? "wall_ms" : "cpu_ms", 0);
@@ -225,6 +241,9 @@ static void print_csv(struct profile_reader *r, const struct report *rep,
 	for (size_t i = 0; i < rep->nr_entries; i++) {
 		const struct report_entry *e = rep->entries[i];
 
+		if (rep->children)
+			csv_fieldf(stdout, 0, "%.4f",
+				   pct((double)e->children, (double)rep->total_weight));
 		csv_fieldf(stdout, 0, "%.4f", pct((double)e->weight, (double)rep->total_weight));
 		csv_fieldf(stdout, 0, "%" PRIu64, e->samples);
 		csv_fieldf(stdout, 0, "%.6f", (double)e->weight / 1e6);
@@ -248,7 +267,8 @@ int cmd_report(int argc, char **argv)
 	parse_args(&a, argc, argv);
 	if (!a.input)
 		a.input = "pperf.data";
-	ret = report_build(a.input, a.sort, a.wall, a.inline_frames, &a.wo, &rep, &t, &r);
+	ret = report_build(a.input, a.sort, a.wall, a.inline_frames, a.children, &a.wo, &rep, &t,
+			   &r);
 	if (ret == -2)
 		return EXIT_USAGE;
 	if (ret < 0)

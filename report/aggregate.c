@@ -8,6 +8,8 @@
 
 #include "../lib/util.h"
 
+#define STACK_SEEN_MAX 256
+
 static const char *const key_names[KEY_MAX] = { "sym", "dso", "srcline", "pid", "tid", "comm" };
 
 const char *report_key_name(enum report_key k)
@@ -188,6 +190,43 @@ static struct report_entry *entry_for(struct report *rep, char *const *key)
 	return e;
 }
 
+/*
+ * Inclusive weights: every row on the sample's call stack (the sampled function and the
+ * function of each return address) gets the sample's weight once, however often it appears
+ * (recursion).
+ */
+static void add_children(struct report *rep, const struct walk_sample *s, struct report_entry *self,
+			 uint64_t w)
+{
+	struct report_entry *seen[STACK_SEEN_MAX];
+	int nseen = 0;
+
+	seen[nseen++] = self;
+	self->children += w;
+	for (uint32_t k = 0; s->stack && s->symbolizer && k < s->stack->nr_frames; k++) {
+		char bufs[KEY_MAX][512], *key[KEY_MAX];
+		struct walk_sample fs = *s;
+		struct sym_result r;
+		struct report_entry *e;
+		int i;
+
+		/* A return address is looked up one byte back: in the call, not after it. */
+		fs.pc = s->stack->frames[k] - 1;
+		symbolizer_lookup(s->symbolizer, s->pid, fs.pc, &r);
+		fs.sym = &r;
+		for (int j = 0; j < rep->nr_keys; j++)
+			key[j] = (char *)key_text(rep, rep->keys[j], &fs, bufs[j], sizeof(bufs[j]));
+		e = entry_for(rep, key);
+		for (i = 0; i < nseen && seen[i] != e; i++)
+			;
+		if (i < nseen)
+			continue;
+		if (nseen < STACK_SEEN_MAX)
+			seen[nseen++] = e;
+		e->children += w;
+	}
+}
+
 int report_add(void *p, const struct walk_sample *s)
 {
 	struct report *rep = p;
@@ -210,6 +249,8 @@ int report_add(void *p, const struct walk_sample *s)
 		e->chan[c] += s->share[c];
 	rep->total_weight += w;
 	rep->total_samples++;
+	if (rep->children)
+		add_children(rep, s, e, w);
 	return 0;
 }
 
@@ -218,6 +259,8 @@ static int by_weight(const void *a, const void *b)
 	const struct report_entry *x = *(const struct report_entry *const *)a;
 	const struct report_entry *y = *(const struct report_entry *const *)b;
 
+	if (x->children != y->children)
+		return x->children > y->children ? -1 : 1;
 	if (x->weight != y->weight)
 		return x->weight > y->weight ? -1 : 1;
 	if (x->samples != y->samples)
@@ -249,7 +292,7 @@ const char *report_channel_unit(const struct profile_channel *c, char *buf, size
 	return buf;
 }
 
-int report_build(const char *input, const char *sort, int wall, int inline_frames,
+int report_build(const char *input, const char *sort, int wall, int inline_frames, int children,
 		 struct walk_opts *wo, struct report *rep, struct walk_totals *totals,
 		 struct profile_reader **rp)
 {
@@ -263,6 +306,7 @@ int report_build(const char *input, const char *sort, int wall, int inline_frame
 	if (!r)
 		return -1;
 	report_init(rep, keys, nkeys, wall, inline_frames, profile_reader_nr_channels(r));
+	rep->children = children;
 	wo->symbols = report_keys_need_symbols(rep);
 	wo->sym.lines = report_keys_need_lines(rep);
 	/* Channels are all read before the first sample: the walk sees them all. */

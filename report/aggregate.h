@@ -16,6 +16,7 @@ struct report_entry {
 	char *key[KEY_MAX]; /* the text of each key in use, in report order */
 	uint64_t samples;   /* thread-samples counted */
 	uint64_t weight;    /* CPU ns, or wall ns with `wall` */
+	uint64_t children;  /* with `children`: the weight of the samples it is on the stack of */
 	double *chan;	    /* per channel: the attributed increase */
 };
 
@@ -23,6 +24,7 @@ struct report {
 	enum report_key keys[KEY_MAX];
 	int nr_keys;
 	int wall, inline_frames;
+	int children; /* also inclusive weights, through the recorded call stacks */
 	uint32_t nr_channels;
 	struct report_entry **entries; /* after report_sort(): by weight, heaviest first */
 	size_t nr_entries, alloc_entries;
@@ -52,7 +54,7 @@ void report_free(struct report *rep);
  * filters and symbol options). On success, *rp is the open reader (its channels) and totals
  * are filled. 0; -2 for a bad sort list; -1 after a message.
  */
-int report_build(const char *input, const char *sort, int wall, int inline_frames,
+int report_build(const char *input, const char *sort, int wall, int inline_frames, int children,
 		 struct walk_opts *wo, struct report *rep, struct walk_totals *totals,
 		 struct profile_reader **rp);
 

@@ -20,6 +20,14 @@ done
 # the stops gather at the program's clock reads; tests/e2e/record-split.sh checks the sampler's
 # accuracy.)
 [ "$d" -gt "$b" ] || fail "a;d;c ($d) should outweigh a;b;c ($b)"
+# report --children: a() holds (nearly) every sample; c's inclusive share is its own (a leaf);
+# d's covers its c calls.
+"$PPERF" report --children --format csv --sort sym "$T/cp.data" >"$T/ch.csv" || fail "report --children"
+head -1 "$T/ch.csv" | grep -q '^children_pct,overhead_pct,samples,' || fail "children header: $(head -1 "$T/ch.csv")"
+col() { awk -F, -v s="$1" -v c="$2" '$NF == s { print $c }' "$T/ch.csv"; }
+awk -v a="$(col a 1)" 'BEGIN { exit !(a >= 90) }' || fail "a() inclusive $(col a 1)%"
+expect_eq "c: inclusive = self" "$(col c 1)" "$(col c 2)"
+awk -v d="$(col d 1)" -v b="$(col b 1)" 'BEGIN { exit !(d > b && d > 0) }' || fail "d $(col d 1)% vs b $(col b 1)%"
 "$PPERF" dump "$T/cp.data" | grep -q "stack [0-9]* frames" || fail "dump shows no stacks"
 # Without frame pointers (the test tool, built -O2 without them): stacks end, marked or short.
 "$PPERF" record -q -g -o "$T/nofp.data" -- "$PROGS/cpu2" 0.3 >/dev/null || fail "record -g without frame pointers"
