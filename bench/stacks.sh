@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Call stacks: what recording them costs. A program 40 calls deep (bench/deep.c), built with and
+# without frame pointers, recorded for 2 s at 1 kHz by pperf without stacks and with -g, and by
+# perf with --call-graph fp and dwarf (perf's software cpu-clock event): time the program is
+# stopped per sample (pperf), wall time, bytes per sample and frames per stack.
+#   bench/stacks.sh [BUILD_DIR] [RUNS]      (medians of RUNS, default 5)
+set -eu
+cd "$(dirname "$0")/.."
+build=${1:-build}
+runs=${2:-5}
+pperf=$build/pperf
+tmp=$(mktemp -d /tmp/pperf-bench-stacks.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "## Call stacks: cost of recording them (2 s of a 40-deep call chain at 1 kHz)"
+echo
+echo "| program | recorder | stopped per sample | bytes per sample | frames per stack |"
+echo "| --- | --- | --- | --- | --- |"
+for prog in deep-fp deep-nofp; do
+	for mode in none fp; do
+		: >"$tmp/s"; : >"$tmp/b"; : >"$tmp/f"
+		for i in $(seq "$runs"); do
+			g=; [ $mode = fp ] && g=-g
+			"$pperf" record -v $g -o "$tmp/p.data" -- "$build/bench/$prog" 2 40 2>"$tmp/v" >/dev/null
+			awk '/pperf: stopped/ { gsub(/\(/, "", $5); print $5 }' "$tmp/v" >>"$tmp/s"
+			n=$("$pperf" dump "$tmp/p.data" | grep -c ' sample ' || true)
+			echo "$(stat -c %s "$tmp/p.data") $n" | awk '{ printf "%.1f\n", $2 ? $1 / $2 : 0 }' >>"$tmp/b"
+			"$pperf" dump "$tmp/p.data" | awk '/ stack [0-9]* frames/ { s += $2; n++ } END { printf "%.1f\n", n ? s / n : 0 }' >>"$tmp/f"
+		done
+		printf '| %s | pperf%s | %.1f us | %.1f | %.1f |\n' $prog "$([ $mode = fp ] && echo ' -g' || true)" \
+			"$(median <"$tmp/s")" "$(median <"$tmp/b")" "$(median <"$tmp/f")"
+	done
+	if command -v perf >/dev/null; then
+		for cg in fp dwarf; do
+			: >"$tmp/b"; : >"$tmp/f"
+			for i in $(seq "$runs"); do
+				perf record -q -e cpu-clock -F 1000 --call-graph $cg -o "$tmp/perf.data" -- \
+					"$build/bench/$prog" 2 40 >/dev/null 2>&1 || true
+				n=$(perf script -i "$tmp/perf.data" -F ip 2>/dev/null | grep -c . || true)
+				ns=$(perf report -i "$tmp/perf.data" --stdio -D 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE' || true)
+				echo "$(stat -c %s "$tmp/perf.data") $ns" | awk '{ printf "%.1f\n", $2 ? $1 / $2 : 0 }' >>"$tmp/b"
+				echo "$n $ns" | awk '{ printf "%.1f\n", $2 ? $1 / $2 : 0 }' >>"$tmp/f"
+			done
+			printf '| %s | perf --call-graph %s | - | %.1f | %.1f |\n' $prog $cg \
+				"$(median <"$tmp/b")" "$(median <"$tmp/f")"
+		done
+	fi
+done
