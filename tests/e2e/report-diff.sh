@@ -1,0 +1,46 @@
+# pperf diff: two runs of the same programs with the work split the other way round (1:2, then
+# 2:1); the change per function is the difference of the two reports' shares, with the right
+# sign and size, sorted by its size; channels both profiles have are compared too.
+. "$(dirname "$0")/lib.sh"
+RT=
+[ "$(id -u)" = 0 ] && RT="--fifo 1" # samples free of the run queue's bias on a busy machine
+"$PPERF" record -q $RT -F 2000 -e task-clock -o "$T/a.data" -- \
+	"$PROGS/exec-chain" 0.2 "$PROGS/exec-target" 0.4 || fail "record a: exit $?"
+"$PPERF" record -q $RT -F 2000 -e task-clock -o "$T/b.data" -- \
+	"$PROGS/exec-chain" 0.4 "$PROGS/exec-target" 0.2 || fail "record b: exit $?"
+"$PPERF" diff --format csv "$T/a.data" "$T/b.data" >"$T/d.csv" 2>"$T/err" || fail "diff: $(cat "$T/err")"
+head -1 "$T/d.csv" | grep -q '^delta_pp,baseline_pct,profile_pct,baseline_ms,profile_ms,task-clock baseline,task-clock profile,sym,dso$' ||
+	fail "diff header: $(head -1 "$T/d.csv")"
+for p in a b; do
+	"$PPERF" report --format csv "$T/$p.data" >"$T/$p.csv" || fail "report $p"
+done
+# share REPORT SYM; row SYM: the diff's row
+share() { awk -F, -v s="$2" '$(NF - 1) == s { print $1 }' "$1"; }
+row() { awk -F, -v s="$1" '$(NF - 1) == s' "$T/d.csv"; }
+for f in chain_spin target_spin; do
+	IFS=, read -r delta base prof _ _ tcb tcp _ < <(row $f)
+	[ -n "$delta" ] || fail "$f not in the diff: $(head -4 "$T/d.csv")"
+	expect_eq "$f baseline share" "$base" "$(share "$T/a.csv" $f)"
+	expect_eq "$f profile share" "$prof" "$(share "$T/b.csv" $f)"
+	within "$delta" "$(awk -v a="$base" -v b="$prof" 'BEGIN { print b - a }')" 0.0002 ||
+		fail "$f: delta $delta, shares $base -> $prof"
+	expect_eq "$f task-clock baseline" "$tcb" "$(awk -F, -v s=$f '$(NF - 1) == s { print $4 }' "$T/a.csv")"
+	expect_eq "$f task-clock profile" "$tcp" "$(awk -F, -v s=$f '$(NF - 1) == s { print $4 }' "$T/b.csv")"
+	echo "$f: $base% -> $prof% ($delta points)"
+done
+# The work moved from target_spin to chain_spin: a third of the time (over 10 points even when
+# a busy machine biases the samples toward system calls).
+awk -F, '$(NF - 1) == "chain_spin" && $1 > 10 { ok = 1 } END { exit !ok }' "$T/d.csv" ||
+	fail "chain_spin did not grow: $(row chain_spin)"
+awk -F, '$(NF - 1) == "target_spin" && $1 < -10 { ok = 1 } END { exit !ok }' "$T/d.csv" ||
+	fail "target_spin did not shrink: $(row target_spin)"
+# Sorted by the size of the change: the first two rows are the two functions.
+expect_eq "largest changes" "$(sed -n 2,3p "$T/d.csv" | awk -F, '{ print $(NF - 1) }' | sort | tr '\n' ' ')" \
+	"chain_spin target_spin "
+# A profile against itself: no change anywhere.
+"$PPERF" diff --format csv "$T/a.data" "$T/a.data" | awk -F, 'NR > 1 && $1 != "0.0000" { bad = 1 } END { exit bad }' ||
+	fail "a profile differs from itself"
+# --sort and the table.
+"$PPERF" diff --sort comm "$T/a.data" "$T/b.data" | grep -q ' exec-chain' || fail "diff --sort comm"
+"$PPERF" diff "$T/a.data" "$T/b.data" | grep -q "^# pperf diff: baseline '$T/a.data'" || fail "diff table"
+true
