@@ -34,9 +34,10 @@ awk -F, '$(NF - 1) == "chain_spin" && $1 > 10 { ok = 1 } END { exit !ok }' "$T/d
 	fail "chain_spin did not grow: $(row chain_spin)"
 awk -F, '$(NF - 1) == "target_spin" && $1 < -10 { ok = 1 } END { exit !ok }' "$T/d.csv" ||
 	fail "target_spin did not shrink: $(row target_spin)"
-# Sorted by the size of the change: the first two rows are the two functions.
-expect_eq "largest changes" "$(sed -n 2,3p "$T/d.csv" | awk -F, '{ print $(NF - 1) }' | sort | tr '\n' ' ')" \
-	"chain_spin target_spin "
+# Sorted by the size of the change (on a busy machine the sampler's bias toward system calls
+# may move clock_gettime as much as a function: the order is checked, not the names).
+awk -F, 'NR > 1 { d = $1 < 0 ? -$1 : $1; if (NR > 2 && d > prev + 0.0001) { print NR; exit 1 } prev = d }' \
+	"$T/d.csv" >/dev/null || fail "not sorted by the size of the change: $(head -5 "$T/d.csv")"
 # A profile against itself: no change anywhere.
 "$PPERF" diff --format csv "$T/a.data" "$T/a.data" | awk -F, 'NR > 1 && $1 != "0.0000" { bad = 1 } END { exit bad }' ||
 	fail "a profile differs from itself"
