@@ -191,7 +191,8 @@ static int emit_amount(struct conv *c, uint32_t event, const struct profile_tsam
 	x = amount + *rem;
 	if (x >= 1.8e19)
 		x = 1.8e19;
-	whole = floor(x);
+	/* a hair over: 0.003 J * 1e9 may come out as 2999999.9999 */
+	whole = floor(x + 1e-6);
 	*rem = x - whole;
 	return emit(c, event, t, time, (uint64_t)whole);
 }
@@ -349,7 +350,8 @@ int perfdata_convert(struct profile_reader *r, int fd, const char *name, unsigne
 
 	memset(c.st, 0, sizeof(*c.st));
 	while ((n = profile_read(r, &rec)) > 0) {
-		if (rec.type == PROFILE_CHANNEL && !c.w)
+		/* META and the channels come first: the events are known after them */
+		if (!c.w && (rec.type == PROFILE_META || rec.type == PROFILE_CHANNEL))
 			continue;
 		if (!c.w && start(&c, fd, name) < 0)
 			goto out;

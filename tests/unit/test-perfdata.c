@@ -1,0 +1,455 @@
+/*
+ * perf.data conversion: a synthetic profile with known CPU times, wall times and channels is
+ * converted (file and pipe mode) and the perf.data parsed back here, byte by byte: the header,
+ * attrs and ids, the feature index and payloads, record sizes and time order, and every event's
+ * periods per thread (energy split by CPU time, per-thread counters, wall time); then errors.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../../formats/perfdata.h"
+#include "../../formats/profile.h"
+#include "../../lib/util.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                          \
+	do {                                                                                      \
+		if (!(cond)) {                                                                    \
+			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
+			fprintf(stderr, __VA_ARGS__);                                             \
+			fputc('\n', stderr);                                                      \
+			failures++;                                                               \
+		}                                                                                 \
+	} while (0)
+
+static const char *const test_argv[] = { "./prog", "arg" };
+
+#define PID 100
+#define T0 10000000ULL /* start time */
+#define MS 1000000ULL
+
+/* The profile: one process, threads 100 and 101, a system energy counter in µJ and a
+ * per-thread counter; four samples 1 ms apart. */
+static int write_profile(int fd)
+{
+	struct profile_meta m = { 0 };
+	struct profile_writer *w;
+	struct profile_record rec;
+	struct profile_tsample ts[2];
+	int64_t tvals[2][2], svals[2];
+	/* per sample: cumulative CPU ns of each thread, energy (µJ), per-thread counter */
+	static const uint64_t cpu[4][2] = {
+		{ 0, 0 }, { 1 * MS, 0 }, { 1500000, 500000 }, { 1500000, 1500000 }
+	};
+	static const int64_t energy[4] = { 1000, 4000, 6000, 6000 };
+	static const int64_t counter[4][2] = { { 10, 20 }, { 110, 20 }, { 160, 70 }, { 160, 170 } };
+
+	m.hostname = "testhost";
+	m.osrelease = "6.1.0-test";
+	m.arch = "x86_64";
+	m.cpu_model = "Test CPU";
+	m.pperf_version = "9.9";
+	m.cpuid = "GenuineIntel,6,85,4";
+	m.nr_cpus_online = 2;
+	m.nr_cpus_avail = 4;
+	m.mem_total_kb = 123456;
+	m.argc = 2;
+	m.argv = test_argv;
+	m.freq_hz = 1000;
+	m.period_ns = MS;
+	m.clockid = 1;
+	m.ref_clock_ns = T0;
+	m.ref_realtime_ns = 1700000000000000000ULL;
+	m.start_time = T0;
+	w = profile_writer_open(fd, "mem", &m);
+	if (!w)
+		return -1;
+#define PUT(...)                                                                                  \
+	do {                                                                                      \
+		rec = (struct profile_record){ __VA_ARGS__ };                                     \
+		if (profile_write(w, &rec) < 0)                                                   \
+			return -1;                                                                \
+	} while (0)
+	PUT(.type = PROFILE_CHANNEL, .channel = { .index = 0, .kind = CHANNEL_COUNTER,
+						  .scope = CHANNEL_SYSTEM, .name = "energy",
+						  .unit = "J", .backend = "test", .scale = 1e-6 });
+	PUT(.type = PROFILE_CHANNEL, .channel = { .index = 1, .kind = CHANNEL_COUNTER,
+						  .scope = CHANNEL_THREAD, .name = "insns",
+						  .unit = "count", .backend = "test", .scale = 1 });
+	PUT(.type = PROFILE_PROCESS, .process = { .time = T0, .pid = PID, .ppid = 1, .how = 0 });
+	PUT(.type = PROFILE_THREAD, .thread = { .time = T0, .pid = PID, .tid = PID });
+	PUT(.type = PROFILE_COMM, .comm = { .time = T0, .pid = PID, .tid = PID, .name = "prog" });
+	PUT(.type = PROFILE_MMAP,
+	    .mmap = { .time = T0, .pid = PID, .start = 0x400000, .len = 0x1000, .pgoff = 0,
+		      .prot = 5, .flags = 2, .build_id_size = 20, .build_id = { 1, 2, 3 },
+		      .path = "/nonexistent/pperf-test/prog" });
+	PUT(.type = PROFILE_THREAD, .thread = { .time = T0, .pid = PID, .tid = PID + 1 });
+	PUT(.type = PROFILE_COMM,
+	    .comm = { .time = T0, .pid = PID, .tid = PID + 1, .name = "a-long-thread-name" });
+	for (int s = 0; s < 4; s++) {
+		for (int i = 0; i < 2; i++) {
+			tvals[i][0] = 0;
+			tvals[i][1] = counter[s][i];
+			ts[i] = (struct profile_tsample){ .slot = (uint32_t)i,
+							  .pc = 0x400100 + 16 * (uint64_t)i,
+							  .cpu_ns = cpu[s][i], .values = tvals[i] };
+		}
+		svals[0] = energy[s];
+		svals[1] = 0;
+		PUT(.type = PROFILE_SAMPLE,
+		    .sample = { .time = T0 + (uint64_t)(s + 1) * MS, .nr_threads = 2, .threads = ts,
+				.values = svals, .nr_channels = 2 });
+	}
+	PUT(.type = PROFILE_THREAD_END, .thread_end = { .time = T0 + 5 * MS, .slot = 1 });
+	PUT(.type = PROFILE_THREAD_END, .thread_end = { .time = T0 + 5 * MS, .slot = 0 });
+	PUT(.type = PROFILE_EXIT, .exit = { .time = T0 + 5 * MS, .pid = PID });
+	PUT(.type = PROFILE_TOTALS, .totals = { .wall_ns = 5 * MS, .samples = 4 });
+#undef PUT
+	return profile_writer_close(w);
+}
+
+/* What the parser found. */
+struct parsed {
+	uint32_t nr_events;
+	uint64_t ids[8];
+	char names[8][64];
+	uint64_t period[8][2]; /* per event, per thread (tid - PID) */
+	uint64_t samples, comms, forks, exits, mmaps, rounds;
+	int mmap_build_id;
+	uint64_t features[4];
+	char hostname[64];
+	uint64_t first, last;
+	int bad_order, bad_size;
+};
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static int event_of(const struct parsed *p, uint64_t id)
+{
+	for (uint32_t i = 0; i < p->nr_events; i++)
+		if (p->ids[i] == id)
+			return (int)i;
+	return -1;
+}
+
+/* The records of the data section (or of a pipe after its header). */
+static void parse_records(const uint8_t *d, size_t len, struct parsed *p, int pipe)
+{
+	uint64_t last_time = 0;
+	size_t off = 0;
+
+	while (off + 8 <= len) {
+		const struct perf_event_header *h = (const void *)(d + off);
+		const uint8_t *b = d + off + 8;
+
+		if (h->size < 8 || h->size % 8 || off + h->size > len) {
+			p->bad_size = 1;
+			return;
+		}
+		switch (h->type) {
+		case PERF_RECORD_SAMPLE: {
+			/* identifier, ip, pid/tid, time, id, period */
+			int e = event_of(p, get64(b));
+			uint32_t tid = get32(b + 20);
+			uint64_t t = get64(b + 24);
+
+			CHECK(h->size == 56 && h->misc == PERF_RECORD_MISC_USER, "sample header");
+			CHECK(e >= 0 && get64(b + 32) == get64(b), "sample id");
+			CHECK(get32(b + 16) == PID && (tid == PID || tid == PID + 1), "tid %u", tid);
+			CHECK(get64(b + 8) == 0x400100 + 16 * (uint64_t)(tid - PID), "ip");
+			if (e >= 0 && (tid == PID || tid == PID + 1))
+				p->period[e][tid - PID] += get64(b + 40);
+			if (t < last_time)
+				p->bad_order = 1;
+			last_time = t;
+			p->samples++;
+			break;
+		}
+		case PERF_RECORD_COMM:
+			p->comms++;
+			CHECK(!strncmp((const char *)b + 8, p->comms == 1 ? "prog" : "a-long-thread-name",
+				       20),
+			      "comm %s", (const char *)b + 8);
+			break;
+		case PERF_RECORD_FORK:
+			p->forks++;
+			CHECK(get32(b) == PID && get32(b + 8) == PID + 1, "fork of the thread");
+			break;
+		case PERF_RECORD_EXIT:
+			p->exits++;
+			break;
+		case PERF_RECORD_MMAP2:
+			p->mmaps++;
+			p->mmap_build_id = (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && b[32] == 20 &&
+					   b[36] == 1 && b[37] == 2 && b[38] == 3;
+			CHECK(get64(b + 8) == 0x400000 && get32(b + 56) == 5, "mmap fields");
+			CHECK(!strcmp((const char *)b + 64, "/nonexistent/pperf-test/prog"), "path");
+			break;
+		case 68: /* FINISHED_ROUND */
+			p->rounds++;
+			break;
+		case 64: /* pipe: ATTR */
+			CHECK(pipe, "ATTR record in a file");
+			if (p->nr_events < 8) {
+				p->ids[p->nr_events] = get64(b + PERF_ATTR_SIZE_VER7);
+				p->nr_events++;
+			}
+			break;
+		case 80: /* pipe: FEATURE */
+			CHECK(pipe, "FEATURE record in a file");
+			if (get64(b) < 256)
+				p->features[get64(b) / 64] |= 1ULL << (get64(b) % 64);
+			if (get64(b) == PERFDATA_FEAT_HOSTNAME)
+				snprintf(p->hostname, sizeof(p->hostname), "%s", b + 12);
+			break;
+		default:
+			CHECK(0, "record type %u", h->type);
+		}
+		if (h->type != 68 && h->type < 64 && h->type != PERF_RECORD_SAMPLE) {
+			/* the sample_id_all trailer: its time keeps the order too */
+			uint64_t t = get64(d + off + h->size - 24);
+
+			if (t < last_time)
+				p->bad_order = 1;
+			last_time = t;
+		}
+		off += h->size;
+	}
+	CHECK(off == len, "records end at %zu of %zu", off, len);
+}
+
+/* File mode: header, attrs with their ids, data, the feature index and a few payloads. */
+static void parse_file(const uint8_t *f, size_t len, struct parsed *p)
+{
+	uint64_t attr_size, attrs, attrs_size, data, data_size, at;
+	int nr = 0;
+
+	CHECK(len >= 104 && !memcmp(f, "PERFILE2", 8), "magic");
+	CHECK(get64(f + 8) == 104, "header size");
+	attr_size = get64(f + 16);
+	attrs = get64(f + 24);
+	attrs_size = get64(f + 32);
+	data = get64(f + 40);
+	data_size = get64(f + 48);
+	CHECK(attr_size == 128 + 16, "attr_size %" PRIu64, attr_size);
+	CHECK(data + data_size <= len && data_size > 0, "data section");
+	p->nr_events = (uint32_t)(attrs_size / attr_size);
+	for (uint32_t i = 0; i < p->nr_events && i < 8; i++) {
+		const uint8_t *a = f + attrs + i * attr_size;
+		const struct perf_event_attr *pa = (const void *)a;
+
+		CHECK(pa->size == 128 && pa->type == PERF_TYPE_SOFTWARE && pa->sample_id_all,
+		      "attr %u", i);
+		CHECK(get64(a + 136) == 8, "one id");
+		p->ids[i] = get64(f + get64(a + 128));
+	}
+	memcpy(p->features, f + 72, 32);
+	parse_records(f + data, data_size, p, 0);
+	/* the feature index: one {offset, size} per bit, right after the data */
+	at = data + data_size;
+	for (int bit = 0; bit < 256; bit++) {
+		uint64_t off, size;
+
+		if (!(p->features[bit / 64] & (1ULL << (bit % 64))))
+			continue;
+		off = get64(f + at + 16 * (uint64_t)nr);
+		size = get64(f + at + 16 * (uint64_t)nr + 8);
+		nr++;
+		CHECK(off + size <= len, "feature %d out of the file", bit);
+		if (off + size > len)
+			continue;
+		if (bit == PERFDATA_FEAT_HOSTNAME)
+			snprintf(p->hostname, sizeof(p->hostname), "%s", f + off + 4);
+		if (bit == PERFDATA_FEAT_SAMPLE_TIME) {
+			p->first = get64(f + off);
+			p->last = get64(f + off + 8);
+		}
+		if (bit == PERFDATA_FEAT_EVENT_DESC) {
+			const uint8_t *e = f + off + 8;
+
+			CHECK(get32(f + off) == p->nr_events && get32(f + off + 4) == 128,
+			      "event desc header");
+			for (uint32_t i = 0; i < p->nr_events && i < 8; i++) {
+				uint32_t slen;
+
+				e += 128;
+				CHECK(get32(e) == 1, "ids of event %u", i);
+				slen = get32(e + 4);
+				snprintf(p->names[i], sizeof(p->names[i]), "%s", e + 8);
+				e += 8 + slen;
+				CHECK(get64(e) == p->ids[i], "event desc id %u", i);
+				e += 8;
+			}
+		}
+	}
+}
+
+static uint8_t *convert(const char *profile, unsigned flags, size_t *len, int *ret)
+{
+	struct profile_reader *r = profile_reader_open(profile);
+	struct perfdata_convert_stats st;
+	FILE *out = tmpfile();
+	uint8_t *buf;
+	long n;
+
+	if (!r || !out)
+		exit(2);
+	*ret = perfdata_convert(r, fileno(out), "out", flags, &st);
+	profile_reader_close(r);
+	n = lseek(fileno(out), 0, SEEK_END);
+	buf = xmalloc((size_t)n + 1);
+	CHECK(pread(fileno(out), buf, (size_t)n, 0) == n, "read back");
+	*len = (size_t)n;
+	fclose(out);
+	return buf;
+}
+
+static void check_periods(const struct parsed *p, int wall)
+{
+	uint32_t energy = wall ? 2 : 1, insns = energy + 1;
+
+	/* CPU time: 1.5 ms and 1.5 ms; the first sample shows no CPU used yet */
+	CHECK(p->period[0][0] == 1500000 && p->period[0][1] == 1500000, "cpu %" PRIu64 " %" PRIu64,
+	      p->period[0][0], p->period[0][1]);
+	/* energy: nothing in the first interval (no previous reading), then 3 mJ all to thread
+	 * 100 (it alone ran), then 2 mJ split by CPU time 0.5 ms : 0.5 ms, then none */
+	CHECK(p->period[energy][0] == 3000000 + 1000000 && p->period[energy][1] == 1000000,
+	      "energy %" PRIu64 " %" PRIu64, p->period[energy][0], p->period[energy][1]);
+	/* per-thread counter: each thread's own increase */
+	CHECK(p->period[insns][0] == 150 && p->period[insns][1] == 150,
+	      "insns %" PRIu64 " %" PRIu64, p->period[insns][0], p->period[insns][1]);
+	/* wall: from the threads' start to the last sample, 4 ms each */
+	if (wall)
+		CHECK(p->period[1][0] == 4 * MS && p->period[1][1] == 4 * MS,
+		      "wall %" PRIu64 " %" PRIu64, p->period[1][0], p->period[1][1]);
+}
+
+static void test_file(const char *profile)
+{
+	struct parsed p = { 0 };
+	size_t len;
+	int ret;
+	uint8_t *f = convert(profile, PERFDATA_WALL, &len, &ret);
+
+	CHECK(ret == 0, "convert failed");
+	parse_file(f, len, &p);
+	CHECK(p.nr_events == 4, "events %u", p.nr_events);
+	CHECK(!strcmp(p.names[0], "pperf:cpu-time") && !strcmp(p.names[1], "pperf:wall-time") &&
+		      !strcmp(p.names[2], "pperf:energy:nJ") && !strcmp(p.names[3], "pperf:insns"),
+	      "names %s %s %s %s", p.names[0], p.names[1], p.names[2], p.names[3]);
+	check_periods(&p, 1);
+	CHECK(p.comms == 2 && p.forks == 1 && p.exits == 2 && p.mmaps == 1, "side-band");
+	CHECK(p.mmap_build_id, "mmap2 carries the build-id");
+	CHECK(!p.bad_order && !p.bad_size, "order %d size %d", p.bad_order, p.bad_size);
+	CHECK(!strcmp(p.hostname, "testhost"), "hostname '%s'", p.hostname);
+	CHECK(p.first == T0 + MS && p.last == T0 + 4 * MS, "sample time");
+	for (int bit = 2; bit <= 12; bit++)
+		CHECK(p.features[0] & (1ULL << bit), "feature %d missing", bit);
+	CHECK((p.features[0] >> PERFDATA_FEAT_CLOCK_DATA) & 1, "clock data");
+	free(f);
+}
+
+static void test_pipe(const char *profile)
+{
+	struct parsed p = { 0 };
+	size_t len;
+	int ret;
+	uint8_t *f = convert(profile, 0, &len, &ret);
+
+	CHECK(ret == 0, "convert failed");
+	CHECK(len > 16 && !memcmp(f, "PERFILE2", 8) && get64(f + 8) == 104, "file, not pipe");
+	free(f);
+	f = convert(profile, PERFDATA_PIPE, &len, &ret);
+	CHECK(ret == 0 && len > 16 && get64(f + 8) == 16, "pipe header");
+	parse_records(f + 16, len - 16, &p, 1);
+	CHECK(p.nr_events == 3, "pipe events %u", p.nr_events);
+	check_periods(&p, 0);
+	CHECK(!strcmp(p.hostname, "testhost"), "pipe hostname '%s'", p.hostname);
+	CHECK((p.features[0] >> PERFDATA_FEAT_LAST) & 1, "end of features");
+	CHECK(!((p.features[0] >> PERFDATA_FEAT_BUILD_ID) & 1), "no BUILD_ID in a pipe");
+	free(f);
+}
+
+/* Errors: an unwritable output, a pipe in file mode, a corrupt profile. */
+static void test_errors(const char *profile)
+{
+	struct profile_reader *r;
+	int fds[2], fd, ret;
+
+	fd = open("/dev/null", O_RDONLY);
+	r = profile_reader_open(profile);
+	CHECK(perfdata_convert(r, fd, "ro", PERFDATA_PIPE, NULL) < 0, "read-only fd accepted");
+	profile_reader_close(r);
+	close(fd);
+	CHECK(pipe(fds) == 0, "pipe");
+	r = profile_reader_open(profile);
+	CHECK(perfdata_convert(r, fds[1], "pipe", 0, NULL) < 0, "file mode on a pipe accepted");
+	profile_reader_close(r);
+	close(fds[0]);
+	close(fds[1]);
+
+	/* flip a byte in the middle of the profile's samples */
+	{
+		FILE *in = fopen(profile, "rb");
+		uint8_t buf[4096];
+		size_t n = fread(buf, 1, sizeof(buf), in);
+		FILE *out = tmpfile();
+
+		fclose(in);
+		r = profile_reader_memopen(buf, n - 40, "cut");
+		if (r) {
+			ret = perfdata_convert(r, fileno(out), "out", 0, NULL);
+			/* a cut profile converts what it has: a valid file */
+			CHECK(ret == 0, "cut profile");
+			profile_reader_close(r);
+		}
+		memset(buf + n / 2, 0xff, 24);
+		r = profile_reader_memopen(buf, n, "corrupt");
+		if (r) {
+			CHECK(perfdata_convert(r, fileno(out), "out", 0, NULL) < 0,
+			      "corrupt profile accepted");
+			profile_reader_close(r);
+		}
+		fclose(out);
+	}
+}
+
+int main(void)
+{
+	char path[] = "/tmp/pperf-test-perfdata.XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write_profile(fd) < 0) {
+		fprintf(stderr, "cannot write the test profile\n");
+		return 1;
+	}
+	close(fd);
+	test_file(path);
+	test_pipe(path);
+	test_errors(path);
+	unlink(path);
+	if (failures)
+		fprintf(stderr, "%d check(s) failed\n", failures);
+	return failures ? 1 : 0;
+}
