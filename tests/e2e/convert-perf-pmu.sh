@@ -1,0 +1,66 @@
+# pperf convert --to perf with PMU channels from a real recording: a per-thread perf counter
+# (task-clock: each thread's own increase) and a power meter (a system channel in W: its energy,
+# integrated per interval, split over the threads that ran by their CPU time). perf report's
+# per-thread shares of each event match the ones computed here from `pperf dump`.
+. "$(dirname "$0")/lib.sh"
+command -v perf >/dev/null || skip "perf is not installed (Debian: linux-perf)"
+export PERF_PAGER=cat HOME=$T
+
+echo 2000000 >"$T/power1_input" # 2 W in µW, as hwmon says it
+"$PPERF" record -q -e task-clock --pmu "file:path=$T/power1_input,unit=W,scale=1e-6,interval=5" \
+	-o "$T/m.data" -- "$PROGS/threads" grow >/dev/null 2>"$T/err" || fail "record: $(cat "$T/err")"
+"$PPERF" convert --to perf -i "$T/m.data" -o "$T/m.perf" 2>"$T/err" || fail "convert: $(cat "$T/err")"
+[ -s "$T/err" ] && fail "convert printed: $(cat "$T/err")"
+timeout 120 perf report --stdio -i "$T/m.perf" --sort pid >"$T/rep" 2>"$T/err" || fail "perf report: $(cat "$T/err")"
+[ -s "$T/err" ] && fail "perf report warned: $(cat "$T/err")"
+for e in pperf:cpu-time pperf:task-clock:ns pperf:power1_input:nJ; do
+	grep -q "of event '$e'" "$T/rep" || fail "no event $e: $(grep 'of event' "$T/rep")"
+done
+
+# got EVENT: "TID PERCENT" of one event's table
+got() {
+	awk -v e="'$1'" '/^# Samples:/ { on = ($NF == e) } on && /%/ && $2 ~ /^[0-9]+:/ {
+		sub("%", "", $1); split($2, a, ":"); print a[1], $1 }' "$T/rep" | sort
+}
+# From the dump: per thread, the counter's increase (last - first reading: a thread's first
+# sample has no increase) and its part of the meter's energy (trapezoid over each interval,
+# split by the CPU time of the interval, evenly if no thread ran).
+"$PPERF" dump "$T/m.data" | awk -v out="$T" '
+	/ sample / { if (n) flush(); t = $3; nt = 0; sys = ""
+		for (i = 1; i <= NF; i++) if ($i ~ /^ch1=/) sys = substr($i, 5) }
+	$1 == "tid" { nt++; tid[nt] = $2; d = $9; gsub(/[(+)]/, "", d); cpu[nt] = d
+		v = substr($10, 5); if (!($2 in first)) first[$2] = v; last[$2] = v }
+	function flush(   i, sum, e) {
+		if (have) { e = (prev + sys) / 2 * (t - pt) }
+		sum = 0; for (i = 1; i <= nt; i++) sum += cpu[i]
+		for (i = 1; i <= nt; i++) energy[tid[i]] += have ? (sum ? e * cpu[i] / sum : e / nt) : 0
+		prev = sys; pt = t; have = 1
+	}
+	/ sample / { n = 1 }
+	END { flush()
+		for (k in last) { c[k] = last[k] - first[k]; ct += c[k]; et += energy[k] }
+		for (k in last) {
+			if (c[k] > 0) printf "%s %.2f\n", k, 100 * c[k] / ct > out "/want-counter"
+			if (energy[k] > 0) printf "%s %.2f\n", k, 100 * energy[k] / et > out "/want-energy"
+		} }'
+compare() { # EVENT WANT-FILE
+	got "$1" >"$T/g"
+	sort "$2" >"$T/w"
+	[ -s "$T/w" ] || fail "nothing expected for $1"
+	while read -r tid want; do
+		g=$(awk -v t="$tid" '$1 == t { print $2 }' "$T/g")
+		[ -n "$g" ] || g=0 # perf lists no thread whose periods are all 0
+		within "$g" "$want" 0.5 || fail "$1: thread $tid: perf report $g%, profile $want%"
+	done <"$T/w"
+	echo "$1: $(wc -l <"$T/w") threads agree"
+}
+compare pperf:task-clock:ns "$T/want-counter"
+compare pperf:power1_input:nJ "$T/want-energy"
+
+# the energy's total: 2 W over the sampled time, in nJ
+first=$(perf script -i "$T/m.perf" -F time 2>/dev/null | head -1 | tr -d ':')
+count=$(awk '/^# Samples:/ { on = ($NF == "'"'pperf:power1_input:nJ'"'") } on && /Event count/ { print $NF; exit }' "$T/rep")
+"$PPERF" dump "$T/m.data" | awk -v c="$count" '/ sample / { if (!n++) a = $3; b = $3 }
+	END { w = 2 * (b - a) * 1e9; d = c - w; if (d < 0) d = -d; printf "energy %d nJ, expected %d\n", c, w; exit !(d <= w * 0.01 + 1e5) }' ||
+	fail "energy total differs (first sample at $first)"
+echo ok
