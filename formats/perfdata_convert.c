@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../lib/buildid.h"
@@ -69,7 +70,7 @@ static char *channel_event_name(const struct profile_channel *ch, double *factor
 	if (!instant && !strcmp(unit, "s"))
 		return xasprintf("pperf:%s:ns", ch->name);
 	if (instant)
-		return xasprintf("pperf:%s:n%s.s", ch->name, unit);
+		return xasprintf("pperf:%s:n%s.s", ch->name, *unit ? unit : "unit");
 	*factor = 1;
 	if (!*unit || !strcmp(unit, "count"))
 		return xasprintf("pperf:%s", ch->name);
@@ -91,28 +92,43 @@ static void add_event(struct conv *c, char *name, uint64_t period)
 	};
 }
 
+/* A string of META, or what to write when the profile does not have it (legacy profiles). */
+static const char *or_unknown(const char *s)
+{
+	return s && *s ? s : "unknown";
+}
+
 static void fill_info(struct conv *c, const struct profile_meta *m)
 {
+	static const char *const no_cmdline[] = { "unknown" };
 	struct perfdata_header_info *in = &c->info;
 
-	c->version = xasprintf("pperf %s", m->pperf_version ? m->pperf_version : "?");
-	in->hostname = m->hostname;
+	/* readers of perf.data other than perf expect HOSTNAME, ARCH and CMDLINE to be there */
+	c->version = xasprintf("pperf %s", m->pperf_version && *m->pperf_version ?
+						   m->pperf_version : "(upstream profile)");
+	in->hostname = or_unknown(m->hostname);
 	in->osrelease = m->osrelease;
 	in->version = c->version;
-	in->arch = m->arch;
+	/* pperf records x86-64 programs only; legacy profiles do not say so */
+	in->arch = m->arch && *m->arch ? m->arch : "x86_64";
 	in->cpudesc = m->cpu_model;
 	in->cpuid = m->cpuid;
 	in->nr_cpus_avail = m->nr_cpus_avail;
 	in->nr_cpus_online = m->nr_cpus_online;
 	in->mem_total_kb = m->mem_total_kb;
-	in->cmdline.nr = m->argc;
-	in->cmdline.str = m->argv;
+	in->cmdline.nr = m->argc ? m->argc : 1;
+	in->cmdline.str = m->argc ? m->argv : no_cmdline;
 	/* sample times are this clock's: CLOCK_DATA ties it to the wall clock */
-	in->has_clock = m->ref_clock_ns != 0;
 	in->clockid = m->clockid;
 	in->clock_res_ns = 1;
 	in->ref_clock_ns = m->ref_clock_ns;
 	in->ref_wall_ns = m->ref_realtime_ns;
+	if (m->clockid == CLOCK_REALTIME && !m->ref_realtime_ns) {
+		/* times on the wall clock itself (legacy): any instant ties it to itself */
+		in->ref_clock_ns = m->start_time;
+		in->ref_wall_ns = m->start_time;
+	}
+	in->has_clock = in->ref_wall_ns != 0;
 }
 
 /* Once META and the channels are known: the events, then the writer. */
@@ -256,13 +272,20 @@ static void check_file(struct conv *c, const struct profile_mmap *m)
 	char want[2 * BUILD_ID_MAX + 1], got[2 * BUILD_ID_MAX + 1];
 	int n;
 
-	if (m->path[0] != '/')
-		return;
+	if (m->path[0] == '[' || !m->path[0])
+		return; /* [vdso], [anon:...]: no file */
 	for (size_t i = 0; i < c->nr_files; i++)
 		if (!strcmp(c->files[i], m->path))
 			return;
 	ALLOC_GROW(c->files, c->alloc_files, c->nr_files + 1);
 	c->files[c->nr_files++] = xstrdup(m->path);
+	if (m->path[0] != '/') {
+		c->st->missing_files++;
+		warning("'%s' (mapped by pid %u) has no directory in the profile (upstream profiles "
+			"keep file names only); perf will not resolve its symbols",
+			m->path, m->pid);
+		return;
+	}
 	n = read_build_id(m->path, id);
 	if (n < 0) {
 		c->st->missing_files++;
