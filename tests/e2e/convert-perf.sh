@@ -52,6 +52,13 @@ done
 grep -q 'missing features:.*\(HOSTNAME\|BUILD_ID\|EVENT_DESC\|CMDLINE\|CLOCK_DATA\)' "$T/hdr" &&
 	fail "a written feature is missing: $(grep missing "$T/hdr")"
 
+# CLOCK_DATA: perf script's wall-clock times are the recording's (to the minute: pperf info
+# prints when recording started)
+start=$("$PPERF" info "$T/p.data" | awk '/^# recorded/ { print $3, substr($4, 1, 5) }')
+first=$(timeout 60 perf script -i "$T/perf.data" -F tod 2>/dev/null | head -1 | cut -c1-16)
+a=$(date -d "$start" +%s) && b=$(date -d "${first:-none}" +%s) && [ "$b" -ge "$a" ] && [ "$b" -le $((a + 60)) ] ||
+	fail "perf script -F tod: first sample at '$first', recording started '$start'"
+
 # perf report -D: every record parsed, nothing unknown
 timeout 120 perf report -D -i "$T/perf.data" >"$T/raw" 2>&1 || fail "perf report -D failed"
 grep -qi 'error\|warning\|unhandled\|bad\|invalid' "$T/raw" && fail "report -D: $(grep -i 'error\|warning\|unhandled\|bad\|invalid' "$T/raw" | head -3)"

@@ -3,6 +3,7 @@
  * converted (file and pipe mode) and the perf.data parsed back here, byte by byte: the header,
  * attrs and ids, the feature index and payloads, record sizes and time order, and every event's
  * periods per thread (energy split by CPU time, per-thread counters, wall time); then errors.
+ *   test-perfdata --make-profile PATH N   writes a profile of N thread-samples (for the bench)
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -15,6 +16,7 @@
 
 #include "../../formats/perfdata.h"
 #include "../../formats/profile.h"
+#include "../../lib/buildid.h"
 #include "../../lib/util.h"
 
 static int failures;
@@ -435,10 +437,93 @@ static void test_errors(const char *profile)
 	}
 }
 
-int main(void)
+/*
+ * For bench/convert-perf.sh: a profile of n thread-samples (8 threads per sample, 1 kHz) whose
+ * PCs fall in this program's own code, mapped with its real build-id, so perf resolves them.
+ */
+static int make_bench_profile(const char *path, uint64_t n)
+{
+	struct profile_meta m = { 0 };
+	struct profile_record rec = { 0 };
+	struct profile_tsample ts[8];
+	struct profile_writer *w;
+	char line[4096], file[4096];
+	unsigned long long lo = 0, hi = 0, off = 0, ino = 0;
+	unsigned maj = 0, min = 0;
+	uint64_t cpu[8] = { 0 }, rnd = 88172645463325252ULL;
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), found = 0;
+
+	if (!maps || fd < 0)
+		return -1;
+	while (!found && fgets(line, sizeof(line), maps))
+		found = sscanf(line, "%llx-%llx r-xp %llx %x:%x %llu %4095s", &lo, &hi, &off, &maj,
+			       &min, &ino, file) == 7;
+	fclose(maps);
+	if (!found)
+		return -1;
+	m.hostname = "bench";
+	m.cpu_model = "bench CPU";
+	m.osrelease = "6.1.0";
+	m.arch = "x86_64";
+	m.pperf_version = "bench";
+	m.nr_cpus_online = 2;
+	m.argc = 1;
+	m.argv = test_argv;
+	m.freq_hz = 1000;
+	m.period_ns = MS;
+	m.clockid = 1;
+	m.ref_clock_ns = T0;
+	m.ref_realtime_ns = 1700000000000000000ULL;
+	m.start_time = T0;
+	w = profile_writer_open(fd, path, &m);
+	if (!w)
+		return -1;
+	rec.type = PROFILE_PROCESS;
+	rec.process = (struct profile_process){ .time = T0, .pid = PID };
+	profile_write(w, &rec);
+	rec.type = PROFILE_MMAP;
+	rec.mmap = (struct profile_mmap){ .time = T0, .pid = PID, .start = lo, .len = hi - lo,
+					  .pgoff = off, .dev_major = maj, .dev_minor = min,
+					  .inode = ino, .prot = 5, .flags = 2, .path = file };
+	rec.mmap.build_id_size = (uint32_t)read_build_id(file, rec.mmap.build_id);
+	profile_write(w, &rec);
+	for (uint32_t i = 0; i < 8; i++) {
+		rec.type = PROFILE_THREAD;
+		rec.thread = (struct profile_thread){ .time = T0, .pid = PID, .tid = PID + i };
+		profile_write(w, &rec);
+		rec.type = PROFILE_COMM;
+		rec.comm = (struct profile_comm){ .time = T0, .pid = PID, .tid = PID + i,
+						  .name = "bench" };
+		profile_write(w, &rec);
+	}
+	for (uint64_t s = 0; s * 8 < n; s++) {
+		for (uint32_t i = 0; i < 8; i++) {
+			rnd ^= rnd << 13, rnd ^= rnd >> 7, rnd ^= rnd << 17;
+			cpu[i] += 1 + rnd % (2 * MS);
+			ts[i] = (struct profile_tsample){ .slot = i, .pc = lo + rnd % (hi - lo),
+							  .cpu_ns = cpu[i] };
+		}
+		rec.type = PROFILE_SAMPLE;
+		rec.sample = (struct profile_sample){ .time = T0 + (s + 1) * MS, .nr_threads = 8,
+						      .threads = ts };
+		if (profile_write(w, &rec) < 0)
+			return -1;
+	}
+	rec.type = PROFILE_TOTALS;
+	rec.totals = (struct profile_totals){ .wall_ns = (n / 8 + 1) * MS, .samples = n / 8 };
+	profile_write(w, &rec);
+	return profile_writer_close(w) < 0 || close(fd) < 0 ? -1 : 0;
+}
+
+int main(int argc, char **argv)
 {
 	char path[] = "/tmp/pperf-test-perfdata.XXXXXX";
-	int fd = mkstemp(path);
+	int fd;
+
+	if (argc == 4 && !strcmp(argv[1], "--make-profile"))
+		return make_bench_profile(argv[2], strtoull(argv[3], NULL, 10)) < 0 ? 1 : 0;
+	fd = mkstemp(path);
 
 	if (fd < 0 || write_profile(fd) < 0) {
 		fprintf(stderr, "cannot write the test profile\n");
