@@ -308,7 +308,7 @@ static int convert_record(struct conv *c, const struct profile_record *rec)
 	switch (rec->type) {
 	case PROFILE_PROCESS:
 		/* the started or attached process has no traced parent: its COMM is enough */
-		if (rec->process.how < PROCESS_FORK)
+		if (rec->process.how < PROCESS_FORK || !rec->process.ppid)
 			return 0;
 		return perfdata_write_fork(c->w, rec->process.time, rec->process.pid,
 					   rec->process.ppid, rec->process.pid,

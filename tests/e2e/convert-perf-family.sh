@@ -68,5 +68,18 @@ awk '$1 == "thread" { print $3, $5 }' "$T/sum" | while read -r tid n; do
 	# a thread sampled the instant it appeared has nothing to show for that sample
 	[ "$got" -le "$n" ] && [ "$got" -ge $((n - 1)) ] || fail "thread $tid: $got wall-time samples, $n in the profile"
 done
-grep -q "of event 'pperf:wall-time'" <(perf report --stdio -i "$T/t.perf" 2>&1) || fail "no wall-time event in perf report"
+# wall-time shares: each thread's time from its start to its last sample, from the dump
+timeout 120 perf report --stdio -i "$T/t.perf" --sort pid >"$T/rep" 2>"$T/err" || fail "perf report: $(cat "$T/err")"
+awk '/^# Samples:/ { on = ($NF == "'"'pperf:wall-time'"'") } on && /%/ && $2 ~ /^[0-9]+:/ {
+	sub("%", "", $1); split($2, a, ":"); print a[1], $1 }' "$T/rep" | sort >"$T/got"
+"$PPERF" dump "$T/t.data" | awk '$2 == "thread" { last[$9] = $3 } / sample / { t = $3 }
+	$1 == "tid" { wall[$2] += t - last[$2]; last[$2] = t }
+	END { for (k in wall) { sum += wall[k] } for (k in wall) if (wall[k] > 0) printf "%s %.2f\n", k, 100 * wall[k] / sum }' |
+	sort >"$T/want"
+expect_eq "threads in the wall-time report" "$(wc -l <"$T/got")" "$(wc -l <"$T/want")"
+while read -r tid want; do
+	got=$(awk -v t="$tid" '$1 == t { print $2 }' "$T/got")
+	within "${got:-0}" "$want" 0.5 || fail "wall-time of thread $tid: perf report ${got:-none}%, profile $want%"
+done <"$T/want"
+echo "wall-time: $(wc -l <"$T/want") threads agree"
 echo ok
