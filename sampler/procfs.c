@@ -71,7 +71,24 @@ int asleep_open(struct asleep_src *src, pid_t pid, pid_t tid)
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
 	src->fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	src->stat_fd = src->fd >= 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	return src->fd >= 0 ? 0 : -1;
+}
+
+int asleep_state(const struct asleep_src *src)
+{
+	char buf[512], *p;
+	ssize_t n;
+
+	if (src->stat_fd < 0)
+		return 0;
+	n = pread(src->stat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name in parentheses may hold anything */
+	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
 }
 
 /*
@@ -104,7 +121,9 @@ void asleep_close(struct asleep_src *src)
 {
 	if (src->fd >= 0)
 		close(src->fd);
-	src->fd = -1;
+	if (src->stat_fd >= 0)
+		close(src->stat_fd);
+	src->fd = src->stat_fd = -1;
 }
 
 int proc_read_comm(pid_t pid, pid_t tid, char buf[16])

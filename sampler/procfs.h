@@ -27,6 +27,7 @@ void cputime_close(struct cputime_src *src);
  */
 struct asleep_src {
 	int fd;
+	int stat_fd; /* /proc/PID/task/TID/stat, for its state */
 };
 
 /* Open tid's source; -1 where the file is missing or refused (the caller then stops the
@@ -35,6 +36,9 @@ int asleep_open(struct asleep_src *src, pid_t pid, pid_t tid);
 /* 1 and its user-space PC if the thread is asleep, 0 if it is running (or runnable), -1 if gone
  * or unreadable. */
 int asleep_read(const struct asleep_src *src, uint64_t *pc);
+/* Whether the thread's state is asleep (S or D) by its stat file, which never waits on the
+ * thread (the syscall file may wait a scheduler tick for one on its way to sleep). */
+int asleep_state(const struct asleep_src *src);
 void asleep_close(struct asleep_src *src);
 
 /* A thread's name (comm, at most 15 characters) into buf[16]; -1 if gone. */

@@ -43,7 +43,7 @@ struct task *task_add(struct task_table *tt, pid_t pid, pid_t tid, int *new_proc
 	t->proc = p;
 	t->state = TASK_NEW;
 	t->cputime.fd = -1;
-	t->asleep.fd = -1;
+	t->asleep.fd = t->asleep.stat_fd = -1;
 	t->hash_next = tt->task_hash[TASK_HASH(tid)];
 	tt->task_hash[TASK_HASH(tid)] = t;
 	ALLOC_GROW(tt->tasks, tt->alloc, tt->nr + 1);

@@ -484,12 +484,13 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 			continue;
 		}
 		/*
-		 * Only threads that hardly ran in the last interval are looked for asleep: the
-		 * kernel may make the reader wait a scheduler tick for a thread that is just
-		 * going to sleep, and a busy thread is almost never asleep.
+		 * A thread that hardly ran in the last interval is looked for asleep at once; one
+		 * that ran only if its state says asleep (it may have just gone to sleep), as the
+		 * syscall file may wait a scheduler tick for a thread on its way to sleep.
 		 */
 		if (!task->interrupted && t->sampling && task->state == TASK_RUNNING &&
-		    task->last_delta < t->period_ns / 8 && asleep_read(&task->asleep, &pc) == 1) {
+		    (task->last_delta < t->period_ns / 8 || asleep_state(&task->asleep)) &&
+		    asleep_read(&task->asleep, &pc) == 1) {
 			task->read_asleep = 1;
 			task->pc = pc;
 			continue;

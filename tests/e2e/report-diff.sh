@@ -28,11 +28,17 @@ for f in chain_spin target_spin; do
 	expect_eq "$f task-clock profile" "$tcp" "$(awk -F, -v s=$f '$(NF - 1) == s { print $4 }' "$T/b.csv")"
 	echo "$f: $base% -> $prof% ($delta points)"
 done
-# The work moved from target_spin to chain_spin: a third of the time (over 10 points even when
-# a busy machine biases the samples toward system calls).
-awk -F, '$(NF - 1) == "chain_spin" && $1 > 10 { ok = 1 } END { exit !ok }' "$T/d.csv" ||
+# The work moved from target_spin to chain_spin: a third of the time. A busy machine biases the
+# samples toward system calls, which takes from both alike, so the check is on the two functions'
+# split of their time: target_spin had two thirds of it, then one third.
+split() { awk -F, '$(NF - 1) == "chain_spin" { c = $1 } $(NF - 1) == "target_spin" { t = $1 }
+	END { if (c + t > 0) printf "%.3f\n", t / (c + t) }' "$1"; }
+sa=$(split "$T/a.csv") sb=$(split "$T/b.csv")
+echo "target_spin's part of the two: $sa -> $sb"
+within "${sa:-0}" 0.667 0.12 && within "${sb:-0}" 0.333 0.12 || fail "work split $sa -> $sb, not 0.667 -> 0.333"
+awk -F, '$(NF - 1) == "chain_spin" && $1 > 0 { ok = 1 } END { exit !ok }' "$T/d.csv" ||
 	fail "chain_spin did not grow: $(row chain_spin)"
-awk -F, '$(NF - 1) == "target_spin" && $1 < -10 { ok = 1 } END { exit !ok }' "$T/d.csv" ||
+awk -F, '$(NF - 1) == "target_spin" && $1 < 0 { ok = 1 } END { exit !ok }' "$T/d.csv" ||
 	fail "target_spin did not shrink: $(row target_spin)"
 # Sorted by the size of the change (on a busy machine the sampler's bias toward system calls
 # may move clock_gettime as much as a function: the order is checked, not the names).
