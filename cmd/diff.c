@@ -100,10 +100,10 @@ int cmd_diff(int argc, char **argv)
 	if (argc - optind != 2)
 		usage_error("diff", "give two profiles: BASELINE PROFILE");
 	csv = !strcmp(format, "csv");
-	c = report_build(argv[optind], sort, wall, 0, 0, &wa, &ra, &ta, &pa);
+	c = report_build(argv[optind], sort, wall, 0, 0, &wa, NULL, NULL, &ra, &ta, &pa);
 	if (c < 0)
 		return c == -2 ? EXIT_USAGE : EXIT_FAIL;
-	if (report_build(argv[optind + 1], sort, wall, 0, 0, &wb, &rb, &tb, &pb) < 0) {
+	if (report_build(argv[optind + 1], sort, wall, 0, 0, &wb, NULL, NULL, &rb, &tb, &pb) < 0) {
 		report_free(&ra);
 		profile_reader_close(pa);
 		return EXIT_FAIL;

@@ -8,6 +8,7 @@
 #include "../formats/profile.h"
 #include "../lib/util.h"
 #include "../report/aggregate.h"
+#include "../report/callgraph.h"
 #include "../report/csv.h"
 #include "../report/walk.h"
 #include "cmd.h"
@@ -29,6 +30,18 @@ static const char report_usage[] =
 	"      --inline          charge inlined functions, not the function they were inlined into\n"
 	"      --children        also inclusive shares: the time of the samples each row is on\n"
 	"                        the call stack of (profiles recorded with -g)\n"
+"  -g, --call-graph[=ORDER,PERCENT]\n"
+"                        after each row, its call graph from the recorded stacks (-g):\n"
+"                        ORDER callee (default: the row's callers, out to the\n"
+"                        outermost frame) or caller (from the outermost frame in to\n"
+"                        the row); branches under PERCENT of the total are left out\n"
+"                        (default 0.5); e.g. -g caller,1\n"
+"      --callers FUNC    instead of the rows, FUNC's direct callers: the share of\n"
+"                        FUNC's inclusive weight each accounts for\n"
+"      --callees FUNC    the same for the functions FUNC calls, and [self]\n"
+"      --weight W        the weight of the call graph and of --callers/--callees: cpu\n"
+"                        (default), wall (= --wall), samples (thread-samples), or a\n"
+"                        channel's name (e.g. energy per call path)\n"
 	"      --symfs DIR       look up the recorded files under DIR first (profiles from\n"
 	"                        another machine)\n"
 	"      --format FMT      stdio (default) or csv\n"
@@ -44,13 +57,58 @@ enum {
 	OPT_SYMFS,
 	OPT_FORMAT,
 	OPT_CHILDREN,
+	OPT_CALLERS,
+	OPT_CALLEES,
+	OPT_WEIGHT,
+};
+
+enum graph_weight { WEIGHT_CPU, WEIGHT_WALL, WEIGHT_SAMPLES, WEIGHT_CHANNEL };
+
+/* The call-graph views (-g, --callers, --callees): their options, and the tree the walk fills. */
+struct graph_view {
+	int tree;		    /* -g */
+	enum callgraph_order order;
+	double min_pct;
+	const char *callers, *callees; /* --callers / --callees FUNC */
+	const char *weight_arg;	    /* --weight as given, or NULL */
+	enum graph_weight weight;
+	int channel;		    /* WEIGHT_CHANNEL: its index, -1 until the channels are read */
+	struct profile_reader **rp; /* the profile, open while report_build() walks it */
+	const char *input;
+	struct callgraph *g;
+	double total;		    /* the weight of every thread-sample counted */
 };
 
 struct report_args {
 	const char *input, *sort, *format;
 	struct walk_opts wo;
 	int wall, inline_frames, children;
+	struct graph_view gv;
 };
+
+/*
+ * -g's value, comma-separated: the order (caller or callee) and a percentage of the total under
+ * which branches are left out. 0, or -1 if spec is not one.
+ */
+static int parse_graph_spec(const char *spec, enum callgraph_order *order, double *min_pct)
+{
+	char *copy = xstrdup(spec), *tok, *save = NULL;
+	int ret = *spec ? 0 : -1;
+
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "callee"))
+			*order = CALLGRAPH_CALLEE;
+		else if (!strcmp(tok, "caller"))
+			*order = CALLGRAPH_CALLER;
+		else if (parse_double(tok, min_pct) < 0 || !(*min_pct >= 0 && *min_pct <= 100))
+			ret = -1;
+	}
+	/* "caller,,1" and a trailing comma are mistakes too. */
+	if (strstr(spec, ",,") || spec[strlen(spec) - 1] == ',')
+		ret = -1;
+	free(copy);
+	return ret;
+}
 
 /* START,END in seconds, either side may be empty. */
 static void parse_time(struct walk_opts *wo, const char *arg)
@@ -93,13 +151,17 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "call-graph", optional_argument, NULL, 'g' },
+		{ "callers", required_argument, NULL, OPT_CALLERS },
+		{ "callees", required_argument, NULL, OPT_CALLEES },
+		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:s:g::h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			a->input = optarg;
@@ -128,6 +190,26 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 		case OPT_CHILDREN:
 			a->children = 1;
 			break;
+		case 'g':
+			a->gv.tree = 1;
+			/* As perf's: "-g caller" too, when the next word is a -g value. */
+			if (!optarg && optind < argc &&
+			    !parse_graph_spec(argv[optind], &a->gv.order, &a->gv.min_pct))
+				optind++;
+			else if (optarg && parse_graph_spec(optarg, &a->gv.order, &a->gv.min_pct) < 0)
+				usage_error("report", "-g takes caller or callee and a percentage "
+						      "(e.g. caller,0.5), not '%s'",
+					    optarg);
+			break;
+		case OPT_CALLERS:
+			a->gv.callers = optarg;
+			break;
+		case OPT_CALLEES:
+			a->gv.callees = optarg;
+			break;
+		case OPT_WEIGHT:
+			a->gv.weight_arg = optarg;
+			break;
 		case OPT_SYMFS:
 			a->wo.sym.symfs = optarg;
 			break;
@@ -150,6 +232,28 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 		a->input = argv[optind++];
 	if (optind < argc)
 		usage_error("report", "unexpected argument '%s'", argv[optind]);
+	if (a->gv.tree && (a->gv.callers || a->gv.callees))
+		usage_error("report", "-g and --callers/--callees are separate views: use one");
+	if ((a->gv.callers && !*a->gv.callers) || (a->gv.callees && !*a->gv.callees))
+		usage_error("report", "--callers and --callees take a function's name");
+	if (a->gv.weight_arg && !a->gv.tree && !a->gv.callers && !a->gv.callees)
+		usage_error("report", "--weight is the weight of -g, --callers and --callees; "
+				      "give one of them");
+	if (!a->gv.weight_arg)
+		a->gv.weight = a->wall ? WEIGHT_WALL : WEIGHT_CPU;
+	else if (!strcmp(a->gv.weight_arg, "cpu"))
+		a->gv.weight = WEIGHT_CPU;
+	else if (!strcmp(a->gv.weight_arg, "wall"))
+		a->gv.weight = WEIGHT_WALL;
+	else if (!strcmp(a->gv.weight_arg, "samples"))
+		a->gv.weight = WEIGHT_SAMPLES;
+	else
+		a->gv.weight = WEIGHT_CHANNEL;
+	if (a->gv.weight == WEIGHT_CPU && a->wall)
+		usage_error("report", "--weight cpu and --wall disagree: use one");
+	/* Wall-time weights need every thread counted, as --wall does. */
+	if (a->gv.weight == WEIGHT_WALL)
+		a->wall = 1;
 }
 
 static double pct(double part, double whole)
@@ -157,9 +261,96 @@ static double pct(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : 0;
 }
 
+/* The channel of --weight among those read so far; -1 if none has that name. */
+static int find_channel(struct profile_reader *r, const char *name)
+{
+	for (uint32_t c = 0; c < profile_reader_nr_channels(r); c++)
+		if (!strcmp(profile_reader_channel(r, c)->name, name))
+			return (int)c;
+	return -1;
+}
+
+static void resolve_channel(struct graph_view *v)
+{
+	v->channel = find_channel(*v->rp, v->weight_arg);
+	if (v->channel < 0)
+		usage_error("report", "--weight is cpu, wall, samples or a channel of '%s', not '%s'",
+			    v->input, v->weight_arg);
+}
+
+/* A report_row_fn: every counted thread-sample into the call graph, under every row it is in. */
+static int graph_add(void *ctx, const struct walk_sample *s, struct report_entry *e,
+		     uint32_t depth)
+{
+	struct graph_view *v = ctx;
+	double w;
+
+	switch (v->weight) {
+	case WEIGHT_CPU:
+		w = (double)s->cpu_ns;
+		break;
+	case WEIGHT_WALL:
+		w = (double)s->wall_ns;
+		break;
+	case WEIGHT_SAMPLES:
+		w = 1;
+		break;
+	default:
+		/* The channels are all known by the first sample. */
+		if (v->channel < 0)
+			resolve_channel(v);
+		w = (uint32_t)v->channel < s->nr_channels ? s->share[v->channel] : 0;
+		break;
+	}
+	if (depth == 0)
+		v->total += w;
+	callgraph_add_sample(v->g, v->tree ? e : NULL, s, depth, w);
+	return 0;
+}
+
+/* The heading and unit of the graph's weight: "CPU (ms)", scale 1e-6. */
+static const char *weight_head(const struct graph_view *v, struct profile_reader *r, char *buf,
+			       size_t size, double *scale)
+{
+	const struct profile_channel *ch;
+	char ub[32];
+
+	*scale = 1e-6;
+	switch (v->weight) {
+	case WEIGHT_CPU:
+		return "CPU (ms)";
+	case WEIGHT_WALL:
+		return "Wall (ms)";
+	case WEIGHT_SAMPLES:
+		*scale = 1;
+		return "Samples";
+	default:
+		*scale = 1;
+		ch = profile_reader_channel(r, (uint32_t)v->channel);
+		snprintf(buf, size, "%s (%s)", ch->name, report_channel_unit(ch, ub, sizeof(ub)));
+		return buf;
+	}
+}
+
+/* The weight's name in CSV headings and in the text: cpu_ms, wall_ms, samples, a channel. */
+static const char *weight_name(const struct graph_view *v, struct profile_reader *r)
+{
+	switch (v->weight) {
+	case WEIGHT_CPU:
+		return "CPU time";
+	case WEIGHT_WALL:
+		return "wall time";
+	case WEIGHT_SAMPLES:
+		return "thread-samples";
+	default:
+		return profile_reader_channel(r, (uint32_t)v->channel)->name;
+	}
+}
+
 static void print_stdio(struct profile_reader *r, const struct report *rep,
 			const struct walk_totals *t, const struct report_args *a)
 {
+	const struct graph_view *v = &a->gv;
 	const struct profile_meta *m = profile_reader_meta(r);
 	uint32_t nch = rep->nr_channels;
 
@@ -183,6 +374,12 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 			       t->unattributed[c], report_channel_unit(ch, ub, sizeof(ub)));
 		printf("\n");
 	}
+	if (v->tree)
+		printf("# call graph: %s, in %% of all %s; branches under %g%% left out\n",
+		       v->order == CALLGRAPH_CALLEE ? "each row's callers (callee order)" :
+		       a->children ? "from each row in to the sampled functions (caller order)" :
+				     "from the outermost frame in to each row (caller order)",
+		       weight_name(v, r), v->min_pct);
 	printf("#\n#");
 	if (rep->children)
 		printf(" %8s", "Children");
@@ -212,6 +409,9 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 		for (int k = 0; k < rep->nr_keys; k++)
 			printf("  %-24s", e->key[k]);
 		printf("\n");
+		if (v->tree && callgraph_print(callgraph_tree(v->g, e), stdout, "            ",
+					       v->total, v->min_pct))
+			printf("\n");
 	}
 	if (!rep->nr_entries)
 		printf("# no samples%s\n", a->wo.pid || a->wo.tid || a->wo.comm || a->wo.have_time ?
@@ -256,9 +456,122 @@ static void print_csv(struct profile_reader *r, const struct report *rep,
 	}
 }
 
+struct csv_paths {
+	const struct report *rep;
+	const struct report_entry *e;
+	double total, scale;
+	char *buf;
+	size_t alloc;
+};
+
+/* A callgraph_path_fn: one CSV row per node of a row's tree. */
+static int csv_path(void *ctx, const struct callgraph_node *n, const char *const *path,
+		    uint32_t depth)
+{
+	struct csv_paths *c = ctx;
+
+	size_t len = 0;
+
+	csv_fieldf(stdout, 0, "%.4f", pct(n->weight, c->total));
+	csv_fieldf(stdout, 0, "%.9g", n->weight * c->scale);
+	csv_fieldf(stdout, 0, "%" PRIu64, n->samples);
+	for (int k = 0; k < c->rep->nr_keys; k++)
+		csv_field(stdout, c->e->key[k], 0);
+	for (uint32_t i = 0; i <= depth; i++) {
+		size_t n = strlen(path[i]);
+
+		ALLOC_GROW(c->buf, c->alloc, len + n + 2);
+		if (i)
+			c->buf[len++] = ';';
+		memcpy(c->buf + len, path[i], n + 1);
+		len += n;
+	}
+	csv_field(stdout, c->buf, 1);
+	return 0;
+}
+
+/* -g --format csv: every node of every row's tree with the path to it, parents first. */
+static void print_csv_graph(struct profile_reader *r, const struct report *rep,
+			    const struct graph_view *v)
+{
+	char buf[128];
+	struct csv_paths c = { .rep = rep, .total = v->total };
+	const char *head = weight_head(v, r, buf, sizeof(buf), &c.scale);
+
+	csv_field(stdout, "share_pct", 0);
+	if (v->weight == WEIGHT_CPU || v->weight == WEIGHT_WALL)
+		csv_field(stdout, v->weight == WEIGHT_CPU ? "cpu_ms" : "wall_ms", 0);
+	else
+		csv_field(stdout, head, 0);
+	csv_field(stdout, "samples", 0);
+	for (int k = 0; k < rep->nr_keys; k++)
+		csv_field(stdout, report_key_name(rep->keys[k]), 0);
+	csv_field(stdout, v->order == CALLGRAPH_CALLEE ? "callee_path" : "caller_path", 1);
+	for (size_t i = 0; i < rep->nr_entries; i++) {
+		c.e = rep->entries[i];
+		callgraph_for_each_path(callgraph_tree(v->g, c.e), v->total, v->min_pct, csv_path,
+					&c);
+	}
+	free(c.buf);
+}
+
+/* --callers / --callees: one function's neighbours with their shares of its inclusive weight. */
+static void print_focus(struct profile_reader *r, const struct graph_view *v,
+			const struct report_args *a, int csv)
+{
+	const struct callgraph_focus *f = callgraph_focus(v->g);
+	const char *func = a->gv.callers ? a->gv.callers : a->gv.callees;
+	char buf[128];
+	double scale;
+	const char *head = weight_head(v, r, buf, sizeof(buf), &scale);
+
+	if (csv) {
+		csv_field(stdout, "share_pct", 0);
+		csv_field(stdout, "total_pct", 0);
+		csv_field(stdout, v->weight == WEIGHT_CPU ? "cpu_ms" :
+				  v->weight == WEIGHT_WALL ? "wall_ms" : head, 0);
+		csv_field(stdout, "samples", 0);
+		csv_field(stdout, "relation", 0);
+		csv_field(stdout, "function", 1);
+	} else {
+		printf("# pperf report of '%s': '%s' is on the stack of %" PRIu64
+		       " thread-samples, %.2f%% of all %s (%s: %.6g)\n"
+		       "# each caller or callee counted once per sample, however deep the recursion\n",
+		       a->input, func, f->samples, pct(f->weight, v->total), weight_name(v, r),
+		       head, f->weight * scale);
+	}
+	for (int callees = 0; callees < 2; callees++) {
+		const struct callgraph_node *n = callees ? f->callees : f->callers;
+
+		if (!(callees ? a->gv.callees : a->gv.callers))
+			continue;
+		if (!csv)
+			printf("#\n# %s of '%s'\n# %8s %8s %12s %9s  %s\n",
+			       callees ? "callees" : "callers", func, "Share", "Total", head,
+			       "Samples", callees ? "callee" : "caller");
+		for (; n; n = n->next) {
+			if (csv) {
+				csv_fieldf(stdout, 0, "%.4f", pct(n->weight, f->weight));
+				csv_fieldf(stdout, 0, "%.4f", pct(n->weight, v->total));
+				csv_fieldf(stdout, 0, "%.9g", n->weight * scale);
+				csv_fieldf(stdout, 0, "%" PRIu64, n->samples);
+				csv_field(stdout, callees ? "callee" : "caller", 0);
+				csv_field(stdout, n->name, 1);
+			} else {
+				printf("  %7.2f%% %7.2f%% %12.6g %9" PRIu64 "  %s\n",
+				       pct(n->weight, f->weight), pct(n->weight, v->total),
+				       n->weight * scale, n->samples, n->name);
+			}
+		}
+	}
+}
+
 int cmd_report(int argc, char **argv)
 {
-	struct report_args a = { .sort = "sym,dso", .format = "stdio" };
+	struct report_args a = { .sort = "sym,dso", .format = "stdio",
+				 .gv = { .min_pct = 0.5, .channel = -1 } };
+	struct graph_view *v = &a.gv;
+	int graph, csv;
 	struct profile_reader *r;
 	struct walk_totals t;
 	struct report rep;
@@ -267,18 +580,51 @@ int cmd_report(int argc, char **argv)
 	parse_args(&a, argc, argv);
 	if (!a.input)
 		a.input = "pperf.data";
-	ret = report_build(a.input, a.sort, a.wall, a.inline_frames, a.children, &a.wo, &rep, &t,
-			   &r);
-	if (ret == -2)
-		return EXIT_USAGE;
+	graph = v->tree || v->callers || v->callees;
+	csv = !strcmp(a.format, "csv");
+	if (graph) {
+		v->g = callgraph_new(v->order, (a.inline_frames ? CALLGRAPH_INLINE : 0) |
+						       (a.children ? CALLGRAPH_INCLUSIVE : 0));
+		if (v->callers || v->callees)
+			callgraph_set_focus(v->g, v->callers ? v->callers : v->callees);
+		v->rp = &r;
+		v->input = a.input;
+		/* The stacks are named whatever the rows are keyed by. */
+		a.wo.symbols = 1;
+	}
+	ret = report_build(a.input, a.sort, a.wall, a.inline_frames, a.children, &a.wo,
+			   graph ? graph_add : NULL, v, &rep, &t, &r);
+	if (ret == -2 || ret < 0) {
+		callgraph_free(v->g);
+		return ret == -2 ? EXIT_USAGE : EXIT_FAIL;
+	}
+	if (graph && v->weight == WEIGHT_CHANNEL && v->channel < 0)
+		resolve_channel(v);
+	if (graph && callgraph_samples(v->g) && !callgraph_samples_with_stack(v->g)) {
+		error("'%s' was recorded without -g: it has no call stacks (record with "
+		      "'pperf record -g')",
+		      a.input);
+		ret = -1;
+	} else if ((v->callers || v->callees) && !callgraph_focus(v->g)->samples) {
+		error("'%s' is on no sampled call stack%s", v->callers ? v->callers : v->callees,
+		      a.wo.pid || a.wo.tid || a.wo.comm || a.wo.have_time ? " (of the filtered samples)" : "");
+		ret = -1;
+	} else if (graph) {
+		callgraph_sort(v->g);
+	}
 	if (ret < 0)
-		return EXIT_FAIL;
-	if (!strcmp(a.format, "csv"))
+		;
+	else if (v->callers || v->callees)
+		print_focus(r, v, &a, csv);
+	else if (v->tree && csv)
+		print_csv_graph(r, &rep, v);
+	else if (csv)
 		print_csv(r, &rep, &t);
 	else
 		print_stdio(r, &rep, &t, &a);
+	callgraph_free(v->g);
 	report_free(&rep);
 	walk_totals_free(&t);
 	profile_reader_close(r);
-	return EXIT_OK;
+	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }

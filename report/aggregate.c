@@ -195,8 +195,8 @@ static struct report_entry *entry_for(struct report *rep, char *const *key)
  * function of each return address) gets the sample's weight once, however often it appears
  * (recursion).
  */
-static void add_children(struct report *rep, const struct walk_sample *s, struct report_entry *self,
-			 uint64_t w)
+static int add_children(struct report *rep, const struct walk_sample *s, struct report_entry *self,
+			uint64_t w)
 {
 	struct report_entry *seen[STACK_SEEN_MAX];
 	int nseen = 0;
@@ -224,7 +224,10 @@ static void add_children(struct report *rep, const struct walk_sample *s, struct
 		if (nseen < STACK_SEEN_MAX)
 			seen[nseen++] = e;
 		e->children += w;
+		if (rep->row_hook && rep->row_hook(rep->row_hook_ctx, s, e, k + 1) < 0)
+			return -1;
 	}
+	return 0;
 }
 
 int report_add(void *p, const struct walk_sample *s)
@@ -249,8 +252,10 @@ int report_add(void *p, const struct walk_sample *s)
 		e->chan[c] += s->share[c];
 	rep->total_weight += w;
 	rep->total_samples++;
+	if (rep->row_hook && rep->row_hook(rep->row_hook_ctx, s, e, 0) < 0)
+		return -1;
 	if (rep->children)
-		add_children(rep, s, e, w);
+		return add_children(rep, s, e, w);
 	return 0;
 }
 
@@ -293,8 +298,8 @@ const char *report_channel_unit(const struct profile_channel *c, char *buf, size
 }
 
 int report_build(const char *input, const char *sort, int wall, int inline_frames, int children,
-		 struct walk_opts *wo, struct report *rep, struct walk_totals *totals,
-		 struct profile_reader **rp)
+		 struct walk_opts *wo, report_row_fn row_hook, void *ctx, struct report *rep,
+		 struct walk_totals *totals, struct profile_reader **rp)
 {
 	enum report_key keys[KEY_MAX];
 	int nkeys;
@@ -305,9 +310,14 @@ int report_build(const char *input, const char *sort, int wall, int inline_frame
 	r = profile_reader_open(input);
 	if (!r)
 		return -1;
+	/* The hook may look at the channels read so far. */
+	*rp = r;
 	report_init(rep, keys, nkeys, wall, inline_frames, profile_reader_nr_channels(r));
 	rep->children = children;
-	wo->symbols = report_keys_need_symbols(rep);
+	rep->row_hook = row_hook;
+	rep->row_hook_ctx = ctx;
+	/* A caller may want symbols for its hook whatever the keys. */
+	wo->symbols = wo->symbols || report_keys_need_symbols(rep);
 	wo->sym.lines = report_keys_need_lines(rep);
 	/* Channels are all read before the first sample: the walk sees them all. */
 	if (walk_profile(r, wo, report_add, rep, totals) < 0) {
@@ -317,7 +327,6 @@ int report_build(const char *input, const char *sort, int wall, int inline_frame
 	}
 	rep->nr_channels = profile_reader_nr_channels(r);
 	report_sort(rep);
-	*rp = r;
 	return 0;
 }
 

@@ -20,6 +20,10 @@ struct report_entry {
 	double *chan;	    /* per channel: the attributed increase */
 };
 
+struct report_entry;
+typedef int (*report_row_fn)(void *ctx, const struct walk_sample *s, struct report_entry *e,
+			     uint32_t depth);
+
 struct report {
 	enum report_key keys[KEY_MAX];
 	int nr_keys;
@@ -31,6 +35,13 @@ struct report {
 	size_t *hash;		       /* index + 1 into entries, open addressing */
 	size_t hash_size;
 	uint64_t total_weight, total_samples;
+	/*
+	 * NULL, or called for every thread-sample counted: with its row at depth 0, then (with
+	 * `children`) once with every other row on its stack, depth k + 1 for the innermost
+	 * frame k (stack->frames[k]) of that row. A negative return ends the walk.
+	 */
+	report_row_fn row_hook;
+	void *row_hook_ctx;
 };
 
 /* Parse a --sort list ("dso,sym"); -1 after a message naming an unknown key. */
@@ -52,11 +63,13 @@ void report_free(struct report *rep);
 /*
  * Read the profile at input whole into a sorted report by the --sort list `sort` (wo: the
  * filters and symbol options). On success, *rp is the open reader (its channels) and totals
- * are filled. 0; -2 for a bad sort list; -1 after a message.
+ * are filled. row_hook (NULL for none) becomes rep->row_hook, with ctx; *rp is set as soon as
+ * the profile is open, for the hook to see the channels. 0; -2 for a bad sort list; -1 after
+ * a message.
  */
 int report_build(const char *input, const char *sort, int wall, int inline_frames, int children,
-		 struct walk_opts *wo, struct report *rep, struct walk_totals *totals,
-		 struct profile_reader **rp);
+		 struct walk_opts *wo, report_row_fn row_hook, void *ctx, struct report *rep,
+		 struct walk_totals *totals, struct profile_reader **rp);
 
 /* The unit of a channel's attributed amount: a counter's own; a reading integrated over time
  * (W -> J, anything else UNIT*s). */
