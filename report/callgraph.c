@@ -228,8 +228,9 @@ static void add_focus(struct callgraph *g, const char *const *names, uint32_t nr
 				 w);
 }
 
-void callgraph_add(struct callgraph *g, const void *row, const char *const *names, uint32_t nr,
-		   uint32_t start, int truncated, double weight)
+/* callgraph_add() of interned names. */
+static void add_path(struct callgraph *g, const void *row, const char *const *names, uint32_t nr,
+		     uint32_t start, int truncated, double weight)
 {
 	struct callgraph_node *n;
 	const char **path;
@@ -268,6 +269,18 @@ void callgraph_add(struct callgraph *g, const void *row, const char *const *name
 		n->weight += weight;
 		n->samples++;
 	}
+}
+
+void callgraph_add(struct callgraph *g, const void *row, const char *const *names, uint32_t nr,
+		   uint32_t start, int truncated, double weight)
+{
+	g->nr_stack = 0;
+	g->have_last = 0; /* the stack no longer holds the last thread-sample's names */
+	for (uint32_t i = 0; i < nr; i++) {
+		ALLOC_GROW(g->stack, g->alloc_stack, (size_t)g->nr_stack + 1);
+		g->stack[g->nr_stack++] = intern(g, names[i]);
+	}
+	add_path(g, row, g->stack, nr, start, truncated, weight);
 }
 
 static void push_name(struct callgraph *g, const char *name)
@@ -339,7 +352,7 @@ void callgraph_add_sample(struct callgraph *g, const void *row, const struct wal
 		g->with_stack++;
 	if (depth >= g->nr_frames)
 		return;
-	callgraph_add(g, row, g->stack, g->nr_stack, g->frame_start[depth], g->truncated, weight);
+	add_path(g, row, g->stack, g->nr_stack, g->frame_start[depth], g->truncated, weight);
 }
 
 static int by_weight(const void *a, const void *b)
