@@ -108,6 +108,18 @@ static void dump_record(const struct profile_reader *r, const struct profile_rec
 				for (uint32_t k = 0; k < t->stack->nr_frames; k++)
 					printf(" %#" PRIx64, t->stack->frames[k]);
 			}
+			if (t->ustack) {
+				const struct profile_ustack *u = t->ustack;
+				uint64_t sum = 0;
+
+				/* a checksum of the copy: equal copies show equal sums */
+				for (uint32_t k = 0; k < u->size; k++)
+					sum = sum * 31 + u->data[k];
+				printf("\n%24s ustack sp %#" PRIx64 " %u bytes%s sum %016" PRIx64 " regs",
+				       "", u->sp, u->size, u->flags & USTACK_CUT ? " (cut)" : "", sum);
+				for (uint32_t k = 0; k < u->nr_regs; k++)
+					printf(" %" PRIx64, u->regs[k]);
+			}
 		}
 		break;
 	case PROFILE_EXIT:

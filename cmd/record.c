@@ -34,6 +34,10 @@ static const char record_usage[] =
 	"      --pmu NAME[:ARGS]  read a PMU backend at every sample (repeatable; 'pperf list')\n"
 	"  -g                     record call stacks (= --call-graph fp)\n"
 	"      --call-graph fp    record each stopped thread's frame-pointer call stack\n"
+	"      --call-graph dwarf[,SIZE]\n"
+	"                         record each stopped thread's registers and the top SIZE\n"
+	"                         bytes of its stack (default 8192, at most 65528), unwound\n"
+	"                         later with the ELF files' call frame information\n"
 	"  -r, --randomize        take the first sample at a random point of the first period\n"
 	"      --core-isolation   run the sampler on the last online CPU, the program on the others\n"
 	"      --fifo PRIO        run the sampler (only) with SCHED_FIFO priority PRIO (1-99)\n"
@@ -171,6 +175,27 @@ static int parse_prio(const char *cmd, const char *opt, const char *arg)
 	return (int)v;
 }
 
+/* --call-graph fp | dwarf[,SIZE]: SIZE rounded up to 8 bytes, as perf does. */
+static void parse_call_graph(const char *cmd, const char *arg, struct tracer_options *o)
+{
+	uint64_t v;
+
+	if (!strcmp(arg, "fp")) {
+		o->call_graph = CALL_GRAPH_FP;
+	} else if (!strcmp(arg, "dwarf")) {
+		o->call_graph = CALL_GRAPH_DWARF;
+		o->stack_size = 8192;
+	} else if (!strncmp(arg, "dwarf,", 6)) {
+		if (parse_u64(arg + 6, &v) < 0 || !v || v > 65528)
+			usage_error(cmd, "--call-graph dwarf,SIZE takes a size from 8 to 65528 bytes, "
+					 "not '%s'", arg + 6);
+		o->call_graph = CALL_GRAPH_DWARF;
+		o->stack_size = (uint32_t)((v + 7) & ~7ull);
+	} else {
+		usage_error(cmd, "--call-graph takes fp or dwarf[,SIZE], not '%s'", arg);
+	}
+}
+
 static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at)
 {
 	static const struct option record_opts[] = {
@@ -262,17 +287,10 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 			a->topt.core_isolation = 1;
 			break;
 		case 'g':
-			a->topt.call_graph = 1;
+			a->topt.call_graph = CALL_GRAPH_FP;
 			break;
 		case OPT_CALL_GRAPH:
-			if (!strcmp(optarg, "fp"))
-				a->topt.call_graph = 1;
-			else if (!strncmp(optarg, "dwarf", 5))
-				usage_error(cmd, "--call-graph dwarf is not supported yet; use "
-						 "--call-graph fp (programs built with "
-						 "-fno-omit-frame-pointer)");
-			else
-				usage_error(cmd, "--call-graph takes fp, not '%s'", optarg);
+			parse_call_graph(cmd, optarg, &a->topt);
 			break;
 		case OPT_FIFO:
 		case OPT_RR:

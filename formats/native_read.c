@@ -29,6 +29,9 @@ struct rslot {
 	uint64_t pc, cpu_ns;
 	int64_t cpu_delta;
 	int live;
+	uint8_t *stk; /* the thread's last stack copy (USTACK), from stk_sp */
+	uint64_t stk_sp;
+	uint32_t stk_size, stk_alloc;
 };
 
 struct profile_reader {
@@ -92,6 +95,20 @@ struct profile_reader {
 	size_t alloc_stk;
 	uint64_t *frames;
 	size_t alloc_frames;
+
+	/* A USTACK record waiting for its sample: per thread its slot, flags and registers (the
+	 * copies are in the slots); then the ustacks handed out with the sample. */
+	struct pending_ustack {
+		uint32_t slot, flags, nr_regs;
+		size_t first_reg;
+	} *pust;
+	size_t nr_pust, alloc_pust;
+	uint64_t *uregs;
+	size_t nr_uregs, alloc_uregs;
+	struct profile_ustack *ust;
+	size_t alloc_ust;
+	uint8_t *utmp; /* a copy being decoded */
+	size_t alloc_utmp;
 
 	char *strs; /* the current record's strings, NUL-terminated */
 	size_t strs_len, strs_alloc;
@@ -307,7 +324,7 @@ const char *profile_record_name(enum profile_record_type type)
 		[PROFILE_EXEC] = "exec",	 [PROFILE_MMAP] = "mmap",
 		[PROFILE_SAMPLE] = "sample",	 [PROFILE_EXIT] = "exit",
 		[PROFILE_TOTALS] = "totals",
-		[PROFILE_STACK] = "stack",
+		[PROFILE_STACK] = "stack", [PROFILE_USTACK] = "ustack",
 	};
 
 	if ((unsigned)type < ARRAY_SIZE(names) && names[type])
@@ -575,6 +592,134 @@ static int decode_stacks(struct profile_reader *r, struct cur *c)
 	return 1;
 }
 
+/* A stack copy into r->utmp (size bytes from sp), raw or against the slot's previous copy. */
+static int decode_stack_bytes(struct profile_reader *r, struct cur *c, const struct rslot *st,
+			      uint64_t sp, uint32_t size)
+{
+	uint64_t mode = get_u(c);
+	uint32_t i = 0;
+
+	if (c->bad)
+		return -1;
+	ALLOC_GROW(r->utmp, r->alloc_utmp, size ? size : 1);
+	if (mode == 0) {
+		if ((uint64_t)(c->end - c->p) < size)
+			return cur_fail(c, "a stack copy runs past the record's end");
+		memcpy(r->utmp, c->p, size);
+		c->p += size;
+		return 0;
+	}
+	if (mode != 1)
+		return cur_fail(c, "unknown stack copy encoding");
+	while (i < size) {
+		uint64_t same = get_u(c), fresh = get_u(c);
+
+		if (c->bad)
+			return -1;
+		if (same > size - i || fresh > size - i - same || !(same + fresh))
+			return cur_fail(c, "a stack copy's runs do not cover it");
+		if (same && (!st->stk || sp + i < st->stk_sp ||
+			     sp + i + same > st->stk_sp + st->stk_size))
+			return cur_fail(c, "a stack copy refers to bytes its thread's last one lacks");
+		if (same)
+			memcpy(r->utmp + i, st->stk + (sp + i - st->stk_sp), same);
+		i += (uint32_t)same;
+		if ((uint64_t)(c->end - c->p) < fresh)
+			return cur_fail(c, "a stack copy runs past the record's end");
+		memcpy(r->utmp + i, c->p, fresh);
+		c->p += fresh;
+		i += (uint32_t)fresh;
+	}
+	return 0;
+}
+
+/* A USTACK record: registers kept for the sample that follows, the copies decoded into their
+ * slots (1: nothing to hand out), -1 if corrupt. */
+static int decode_ustacks(struct profile_reader *r, struct cur *c)
+{
+	uint64_t n = get_u(c);
+
+	if (c->bad)
+		return -1;
+	if (n > r->nr_live)
+		return cur_fail(c, "stack copies for more threads than are live");
+	r->nr_pust = r->nr_uregs = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		struct pending_ustack pu;
+		struct rslot *st;
+		uint64_t sp;
+		uint32_t size;
+		uint8_t *tmp;
+
+		pu.slot = get_u32(c, "slot");
+		pu.flags = get_u32(c, "flags");
+		pu.nr_regs = get_u32(c, "register count");
+		pu.first_reg = r->nr_uregs;
+		if (c->bad)
+			return -1;
+		if (!(st = live_slot(r, pu.slot)))
+			return cur_fail(c, "a stack copy for a thread slot that is not live");
+		for (size_t k = 0; k < r->nr_pust; k++)
+			if (r->pust[k].slot == pu.slot)
+				return cur_fail(c, "two stack copies for one thread");
+		if (pu.nr_regs > USTACK_MAX_REGS)
+			return cur_fail(c, "more registers than any architecture has");
+		ALLOC_GROW(r->uregs, r->alloc_uregs, r->nr_uregs + pu.nr_regs + 1);
+		for (uint32_t k = 0; k < pu.nr_regs; k++)
+			r->uregs[r->nr_uregs++] = get_u(c);
+		sp = get_u(c);
+		size = get_u32(c, "stack copy size");
+		if (c->bad)
+			return -1;
+		if (size > USTACK_MAX_SIZE)
+			return cur_fail(c, "a stack copy of more than 64 KiB");
+		if (sp + size < sp)
+			return cur_fail(c, "a stack copy wraps around the address space");
+		if (decode_stack_bytes(r, c, st, sp, size) < 0)
+			return -1;
+		/* the new copy becomes the slot's */
+		tmp = st->stk;
+		st->stk = r->utmp;
+		r->utmp = tmp;
+		{
+			size_t a = st->stk_alloc;
+
+			st->stk_alloc = (uint32_t)r->alloc_utmp;
+			r->alloc_utmp = a;
+		}
+		st->stk_sp = sp;
+		st->stk_size = size;
+		ALLOC_GROW(r->pust, r->alloc_pust, r->nr_pust + 1);
+		r->pust[r->nr_pust++] = pu;
+	}
+	return 1;
+}
+
+/* Attach the pending register and stack copies to the threads of the sample just decoded. */
+static void attach_ustacks(struct profile_reader *r, uint32_t n)
+{
+	if (!r->nr_pust)
+		return;
+	ALLOC_GROW(r->ust, r->alloc_ust, r->nr_pust);
+	for (size_t k = 0; k < r->nr_pust; k++) {
+		const struct pending_ustack *pu = &r->pust[k];
+		const struct rslot *st = &r->slots[pu->slot];
+
+		for (uint32_t i = 0; i < n; i++) {
+			struct profile_tsample *t = &r->ts[i];
+
+			if (t->slot != pu->slot)
+				continue;
+			r->ust[k] = (struct profile_ustack){ .flags = pu->flags, .nr_regs = pu->nr_regs,
+							     .regs = r->uregs + pu->first_reg,
+							     .sp = st->stk_sp, .size = st->stk_size,
+							     .data = st->stk };
+			t->ustack = &r->ust[k];
+		}
+	}
+	r->nr_pust = 0;
+}
+
 /* Attach the pending stacks to the threads of the sample just decoded. */
 static void attach_stacks(struct profile_reader *r, uint32_t n)
 {
@@ -700,6 +845,7 @@ static int decode_sample(struct profile_reader *r, struct profile_record *rec)
 		t->values = NULL;
 		t->deltas = NULL;
 		t->stack = NULL;
+		t->ustack = NULL;
 		if (nch) {
 			int64_t *tv = r->values + (size_t)i * nch;
 			double *td = r->deltas + (size_t)i * nch;
@@ -729,6 +875,7 @@ static int decode_sample(struct profile_reader *r, struct profile_record *rec)
 	if (c.bad)
 		return -1;
 	attach_stacks(r, n);
+	attach_ustacks(r, n);
 	r->sample_pos = (size_t)(c.p - r->payload);
 	r->last_time = time;
 	rec->sample.time = time;
@@ -799,6 +946,9 @@ static int decode_record(struct profile_reader *r, struct profile_record *rec)
 			return corrupt(r, r->rec_offset, "thread slot %u ended but not live",
 				       rec->thread_end.slot);
 		st->live = 0;
+		free(st->stk);
+		st->stk = NULL;
+		st->stk_size = st->stk_alloc = 0;
 		rec->thread_end.pid = st->pid;
 		rec->thread_end.tid = st->tid;
 		for (size_t i = 0; i < r->nr_live; i++)
@@ -869,6 +1019,8 @@ static int decode_record(struct profile_reader *r, struct profile_record *rec)
 		break;
 	case PROFILE_STACK:
 		return decode_stacks(r, &c);
+	case PROFILE_USTACK:
+		return decode_ustacks(r, &c);
 	default:
 		return 1; /* a newer record type: skipped */
 	}
@@ -1173,8 +1325,14 @@ void profile_reader_close(struct profile_reader *r)
 	free(r->payload);
 	free(r->meta_strings);
 	free(r->meta_argv);
+	for (size_t i = 0; i < r->nr_slots; i++)
+		free(r->slots[i].stk);
 	free(r->slots);
 	free(r->live);
+	free(r->pust);
+	free(r->uregs);
+	free(r->ust);
+	free(r->utmp);
 	free(r->sys_prev);
 	free(r->thr_prev);
 	free(r->thr_have);

@@ -21,6 +21,9 @@ struct slot_state {
 	uint64_t pc, cpu_ns;
 	int64_t cpu_delta;
 	int live;
+	uint8_t *stk; /* the stack copy last written (--call-graph dwarf), from stk_sp */
+	uint64_t stk_sp;
+	uint32_t stk_size;
 };
 
 struct profile_writer {
@@ -235,6 +238,9 @@ static void end_slot(struct profile_writer *w, uint32_t s)
 	size_t j = 0;
 
 	w->slots[s].live = 0;
+	free(w->slots[s].stk);
+	w->slots[s].stk = NULL;
+	w->slots[s].stk_size = 0;
 	for (size_t i = 0; i < w->nr_live; i++)
 		if (w->live[i] != s)
 			w->live[j++] = w->live[i];
@@ -346,6 +352,91 @@ static void put_stacks(struct profile_writer *w, const struct profile_sample *s)
 	free(p.data);
 }
 
+/*
+ * A stack copy against the thread's previous one: the bytes at the same addresses mostly hold
+ * (the outer frames of a program in its loop), so only the runs that changed are written.
+ * Runs of "same, fresh" lengths cover the copy; fresh bytes follow their run's lengths.
+ */
+#define SAME_MIN 16
+
+static void put_stack_bytes(struct buf *p, struct slot_state *st, const struct profile_ustack *u)
+{
+	uint64_t plo = st->stk_sp, phi = st->stk_sp + st->stk_size;
+	uint32_t i = 0;
+
+	if (!st->stk || u->sp >= phi || u->sp + u->size <= plo) {
+		put_u(p, 0); /* raw */
+		put_bytes(p, u->data, u->size);
+	} else {
+		put_u(p, 1);
+		while (i < u->size) {
+			uint32_t same = 0, fresh = 0;
+
+			/* the run of bytes equal to the previous copy's, if long enough to count */
+			while (i + same < u->size && u->sp + i + same >= plo && u->sp + i + same < phi &&
+			       u->data[i + same] == st->stk[u->sp + i + same - plo])
+				same++;
+			if (same < SAME_MIN && i + same < u->size)
+				same = 0;
+			/* then the fresh bytes, up to the next run long enough to count */
+			while (i + same + fresh < u->size) {
+				uint32_t j = i + same + fresh, k = 0;
+
+				while (j + k < u->size && k < SAME_MIN && u->sp + j + k >= plo &&
+				       u->sp + j + k < phi && u->data[j + k] == st->stk[u->sp + j + k - plo])
+					k++;
+				if (k == SAME_MIN || (k && j + k == u->size))
+					break;
+				fresh += k ? k : 1;
+			}
+			put_u(p, same);
+			put_u(p, fresh);
+			put_bytes(p, u->data + i + same, fresh);
+			i += same + fresh;
+		}
+	}
+	if (st->stk_size < u->size)
+		st->stk = xrealloc(st->stk, u->size);
+	memcpy(st->stk, u->data, u->size);
+	st->stk_sp = u->sp;
+	st->stk_size = u->size;
+}
+
+/*
+ * The registers and stack copies of a sample's threads, in a USTACK record before its SAMPLE
+ * record: per thread its slot, flags, registers, stack pointer, size, and the copy, raw or
+ * against the thread's previous copy.
+ */
+static void put_ustacks(struct profile_writer *w, const struct profile_sample *s)
+{
+	struct buf p = { 0 };
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < s->nr_threads; i++)
+		n += s->threads[i].ustack != NULL && slot(w, s->threads[i].slot) != NULL;
+	if (!n)
+		return;
+	put_u(&p, n);
+	for (uint32_t i = 0; i < s->nr_threads; i++) {
+		const struct profile_tsample *t = &s->threads[i];
+		const struct profile_ustack *u = t->ustack;
+
+		if (!u || !slot(w, t->slot))
+			continue;
+		put_u(&p, t->slot);
+		put_u(&p, u->flags);
+		put_u(&p, u->nr_regs);
+		for (uint32_t k = 0; k < u->nr_regs; k++)
+			put_u(&p, u->regs[k]);
+		put_u(&p, u->sp);
+		put_u(&p, u->size);
+		put_stack_bytes(&p, slot(w, t->slot), u);
+	}
+	close_samples(w);
+	put_record(w, PROFILE_USTACK, &p);
+	free(p.data);
+}
+
 int profile_write(struct profile_writer *w, struct profile_record *rec)
 {
 	struct buf p = { 0 };
@@ -355,6 +446,7 @@ int profile_write(struct profile_writer *w, struct profile_record *rec)
 		return -1;
 	if (rec->type == PROFILE_SAMPLE) {
 		put_stacks(w, &rec->sample);
+		put_ustacks(w, &rec->sample);
 		if (encode_sample(w, &rec->sample) < 0)
 			return -1;
 		if (w->samples.len >= (1u << 20))
@@ -474,6 +566,8 @@ int profile_writer_close(struct profile_writer *w)
 	free(w->name);
 	free(w->out.data);
 	free(w->samples.data);
+	for (size_t i = 0; i < w->nr_slots; i++)
+		free(w->slots[i].stk);
 	free(w->slots);
 	free(w->live);
 	free(w->thread_channel);

@@ -28,6 +28,9 @@ enum profile_record_type {
 	/* The call stacks of the next SAMPLE's threads. Readers attach them to that sample
 	 * (profile_tsample.stack) and never return this record themselves. */
 	PROFILE_STACK = 12,
+	/* The registers and stack copies of the next SAMPLE's threads (--call-graph dwarf),
+	 * attached likewise (profile_tsample.ustack). */
+	PROFILE_USTACK = 13,
 	PROFILE_RECORD_MAX
 };
 
@@ -143,6 +146,26 @@ struct profile_stack {
 	const uint64_t *frames; /* return addresses, the caller of pc first, outermost last */
 };
 
+/*
+ * A thread's registers and the top of its stack at a sample (recorded with --call-graph
+ * dwarf), for unwinding offline with the ELF files' call frame information.
+ */
+enum profile_ustack_flags {
+	USTACK_CUT = 1 << 0, /* the stack goes on above the copy (the size limit was reached) */
+};
+
+#define USTACK_MAX_REGS 64
+#define USTACK_MAX_SIZE 65536
+
+struct profile_ustack {
+	uint32_t flags;	 /* enum profile_ustack_flags */
+	uint32_t nr_regs;
+	const uint64_t *regs; /* by DWARF register number of the recording machine's architecture */
+	uint64_t sp;	      /* the address of data[0]: the stack pointer */
+	uint32_t size;
+	const uint8_t *data;
+};
+
 /* One thread in one sample. */
 struct profile_tsample {
 	uint32_t slot, pid, tid;
@@ -155,7 +178,8 @@ struct profile_tsample {
 	 */
 	const int64_t *values;
 	const double *deltas;
-	const struct profile_stack *stack; /* NULL without one */
+	const struct profile_stack *stack;   /* NULL without one */
+	const struct profile_ustack *ustack; /* NULL without one */
 };
 
 struct profile_sample {

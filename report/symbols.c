@@ -49,6 +49,7 @@ struct dso {
 	int fd, dfd;
 	Elf *elf, *delf; /* the file, and its separate debug file (or NULL) */
 	void *image;	 /* the vDSO's copy */
+	size_t image_size;
 	Dwarf *dw;
 	int dw_tried;
 	struct load *loads;
@@ -69,6 +70,9 @@ struct proc {
 	uint32_t pid;
 	struct map *maps; /* sorted by start, not overlapping */
 	size_t nr, alloc;
+	uint64_t gen; /* changes with every change of maps */
+	struct sym_module *mods;
+	size_t alloc_mods;
 	struct proc *next;
 };
 
@@ -159,6 +163,7 @@ static void add_map(struct symbolizer *s, const struct profile_mmap *m)
 		p->maps[i] = p->maps[i - 1];
 	p->maps[i] = nm;
 	p->nr++;
+	p->gen++;
 }
 
 void symbolizer_record(struct symbolizer *s, const struct profile_record *rec)
@@ -171,8 +176,10 @@ void symbolizer_record(struct symbolizer *s, const struct profile_record *rec)
 		break;
 	case PROFILE_EXEC:
 		p = find_proc(s, rec->exec.pid, 0);
-		if (p)
+		if (p) {
 			p->nr = 0;
+			p->gen++;
+		}
 		break;
 	default:
 		break;
@@ -262,6 +269,7 @@ static int open_vdso(struct dso *d)
 	if (!size)
 		return -1;
 	d->image = xmalloc(size);
+	d->image_size = size;
 	memcpy(d->image, base, size);
 	d->elf = elf_memory(d->image, size);
 	return d->elf ? 0 : -1;
@@ -663,6 +671,37 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc, struct sy
 	return 1;
 }
 
+size_t symbolizer_modules(struct symbolizer *s, uint32_t pid, const struct sym_module **out,
+			  uint64_t *gen)
+{
+	struct proc *p = find_proc(s, pid, 0);
+	size_t n = 0;
+
+	*out = NULL;
+	*gen = p ? p->gen : 0;
+	if (!p)
+		return 0;
+	ALLOC_GROW(p->mods, p->alloc_mods, p->nr + 1);
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct map *m = &p->maps[i];
+		struct dso *d = m->dso;
+		uint64_t addr;
+
+		if (!d->loaded)
+			load_dso(s, d);
+		if (!d->usable && !(d->image && s->vdso_ok))
+			continue;
+		if (dso_addr(d, m, m->start, &addr) < 0)
+			continue;
+		p->mods[n++] = (struct sym_module){ .start = m->start, .end = m->end,
+						    .bias = m->start - addr, .path = d->path,
+						    .fd = d->fd, .image = d->image,
+						    .image_size = d->image_size, .dso = d };
+	}
+	*out = p->mods;
+	return n;
+}
+
 void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
@@ -694,6 +733,7 @@ void symbolizer_free(struct symbolizer *s)
 
 			s->procs[i] = p->next;
 			free(p->maps);
+			free(p->mods);
 			free(p);
 		}
 	}

@@ -43,6 +43,24 @@ void symbolizer_record(struct symbolizer *s, const struct profile_record *rec);
 /* Resolve pc in process pid with the maps known so far. Strings stay valid until
  * symbolizer_free(). Returns 1 if a symbol was found, 0 if not (dso and addr may still be). */
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc, struct sym_result *r);
+/* A process's mapped file as an unwinder needs it. */
+struct sym_module {
+	uint64_t start, end; /* the executable mapping */
+	uint64_t bias;	     /* mapped address - the file's own (ELF) address */
+	const char *path;    /* as recorded */
+	int fd;		     /* the file opened for it (--symfs applied), or -1 ... */
+	const void *image;   /* ... for the vDSO: its image */
+	size_t image_size;
+	const void *dso;     /* the same for every map of the same file */
+};
+
+/*
+ * The executable maps of process pid known so far whose files could be opened (and match
+ * their build-ids). *out stays valid until the next call or symbolizer_record(); *gen changes
+ * whenever the process's maps do.
+ */
+size_t symbolizer_modules(struct symbolizer *s, uint32_t pid, const struct sym_module **out,
+			  uint64_t *gen);
 void symbolizer_free(struct symbolizer *s);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../lib/util.h"
+#include "unwind.h"
 
 struct comm_entry {
 	uint32_t tid;
@@ -66,6 +67,9 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 	const struct profile_meta *meta = profile_reader_meta(r);
 	struct sym_options so = o->sym;
 	struct symbolizer *sym = NULL;
+	struct unwinder *unw = NULL;
+	struct profile_stack unwound;
+	uint64_t *frames = NULL;
 	struct comms comms = { 0 };
 	struct profile_record rec;
 	struct walk_totals t = { 0 };
@@ -142,6 +146,19 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 			}
 			if (!passes(o, &ws))
 				continue;
+			/* --call-graph dwarf: the stack unwound from the registers and stack copy */
+			if (sym && ts->ustack && !ts->stack) {
+				if (!unw) {
+					unw = unwinder_new(sym, meta->arch);
+					frames = xcalloc(UNWIND_MAX_DEPTH, sizeof(*frames));
+				}
+				if (!unw) {
+					ret = -1;
+					goto out;
+				}
+				if (unwinder_unwind(unw, ts, &unwound, frames) == 0)
+					ws.stack = &unwound;
+			}
 			if (sym) {
 				symbolizer_lookup(sym, ts->pid, ts->pc, &res);
 				ws.sym = &res;
@@ -162,6 +179,8 @@ out:
 		*totals = t;
 	else
 		walk_totals_free(&t);
+	unwinder_free(unw);
+	free(frames);
 	symbolizer_free(sym);
 	free(comms.e);
 	free(share);

@@ -96,3 +96,29 @@ uint32_t stack_walk_fp(pid_t pid, pid_t tid, uint64_t fp, uint64_t sp, struct st
 	}
 	return n;
 }
+
+uint32_t stack_copy(pid_t pid, pid_t tid, uint64_t sp, struct stack_range *range, uint8_t *buf,
+		    uint32_t size, int *cut)
+{
+	struct iovec local, remote;
+	uint64_t len;
+	ssize_t n;
+
+	*cut = 1;
+	if ((sp < range->lo || sp >= range->hi) && !find_range(pid, tid, sp, range))
+		return 0;
+	len = range->hi - sp;
+	*cut = len > size;
+	if (len > size)
+		len = size;
+	local = (struct iovec){ buf, (size_t)len };
+	remote = (struct iovec){ (void *)(uintptr_t)sp, (size_t)len };
+	n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	if (n < 0) {
+		*cut = 1;
+		return 0;
+	}
+	if ((uint64_t)n < len)
+		*cut = 1;
+	return (uint32_t)n;
+}

@@ -24,4 +24,11 @@ struct stack_range {
 uint32_t stack_walk_fp(pid_t pid, pid_t tid, uint64_t fp, uint64_t sp, struct stack_range *range,
 		       uint64_t *frames, uint32_t max, int *truncated);
 
+/*
+ * Copy the top of a stopped thread's stack, from sp up to size bytes and not beyond its stack
+ * mapping, into buf. Returns the bytes copied; sets *cut if the stack goes on above them.
+ */
+uint32_t stack_copy(pid_t pid, pid_t tid, uint64_t sp, struct stack_range *range, uint8_t *buf,
+		    uint32_t size, int *cut);
+
 #endif

@@ -76,6 +76,9 @@ struct tracer {
 	size_t ts_alloc;
 	struct profile_stack *stk; /* call stacks of the sample being taken */
 	uint64_t *stk_frames;
+	struct profile_ustack *ustk; /* --call-graph dwarf: registers and stack copies */
+	uint64_t *ustk_regs;
+	uint8_t *ustk_data;
 	size_t stk_alloc;
 	int64_t *sys_values, *thr_values;
 	size_t thr_alloc;
@@ -506,8 +509,12 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 	wait_for_stops(t);
 }
 
-/* A stopped thread's PC, and its frame and stack pointers for call stacks. */
-static uint64_t read_pc(pid_t tid, int *ok, uint64_t *fp, uint64_t *sp)
+/*
+ * A stopped thread's PC, its frame and stack pointers for call stacks, and, if dwarf is not
+ * NULL, its registers by DWARF number for unwinding (*nr_dwarf of them).
+ */
+static uint64_t read_pc(pid_t tid, int *ok, uint64_t *fp, uint64_t *sp, uint64_t *dwarf,
+			uint32_t *nr_dwarf)
 {
 	struct user_regs_struct regs;
 	struct iovec iov = { &regs, sizeof(regs) };
@@ -516,10 +523,25 @@ static uint64_t read_pc(pid_t tid, int *ok, uint64_t *fp, uint64_t *sp)
 	if (!*ok)
 		return 0;
 #if defined(__x86_64__)
+	if (dwarf) {
+		/* rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip: the x86-64 psABI's numbering */
+		const uint64_t r[17] = { regs.rax, regs.rdx, regs.rcx, regs.rbx, regs.rsi, regs.rdi,
+					 regs.rbp, regs.rsp, regs.r8,  regs.r9,	 regs.r10, regs.r11,
+					 regs.r12, regs.r13, regs.r14, regs.r15, regs.rip };
+
+		memcpy(dwarf, r, sizeof(r));
+		*nr_dwarf = 17;
+	}
 	*fp = regs.rbp;
 	*sp = regs.rsp;
 	return regs.rip;
 #elif defined(__aarch64__)
+	if (dwarf) {
+		/* x0-x30 and sp: the AArch64 DWARF numbering (the PC is the sample's) */
+		memcpy(dwarf, regs.regs, 31 * sizeof(uint64_t));
+		dwarf[31] = regs.sp;
+		*nr_dwarf = 32;
+	}
 	*fp = regs.regs[29];
 	*sp = regs.sp;
 	return regs.pc;
@@ -544,8 +566,15 @@ static void sample(struct tracer *t)
 	if (t->o.call_graph && t->stk_alloc < t->tt.nr) {
 		t->stk_alloc = t->tt.nr * 2;
 		t->stk = xreallocarray(t->stk, t->stk_alloc, sizeof(*t->stk));
-		t->stk_frames = xreallocarray(t->stk_frames, t->stk_alloc * STACK_MAX_DEPTH,
-					      sizeof(uint64_t));
+		if (t->o.call_graph == CALL_GRAPH_FP) {
+			t->stk_frames = xreallocarray(t->stk_frames, t->stk_alloc * STACK_MAX_DEPTH,
+						      sizeof(uint64_t));
+		} else {
+			t->ustk = xreallocarray(t->ustk, t->stk_alloc, sizeof(*t->ustk));
+			t->ustk_regs = xreallocarray(t->ustk_regs, t->stk_alloc * USTACK_MAX_REGS,
+						     sizeof(uint64_t));
+			t->ustk_data = xreallocarray(t->ustk_data, t->stk_alloc, t->o.stack_size);
+		}
 	}
 	if (thread_channels && t->thr_alloc < t->tt.nr * nch) {
 		t->thr_alloc = t->tt.nr * nch * 2;
@@ -557,8 +586,13 @@ static void sample(struct tracer *t)
 		uint64_t fp = 0, sp = 0;
 		int ok = 1;
 
+		uint64_t *dwarf = NULL;
+		uint32_t nr_dwarf = 0;
+
+		if (t->o.call_graph == CALL_GRAPH_DWARF)
+			dwarf = t->ustk_regs + (size_t)n * USTACK_MAX_REGS;
 		if (task->state == TASK_STOPPED && task->sampled) {
-			uint64_t pc = read_pc(task->tid, &ok, &fp, &sp);
+			uint64_t pc = read_pc(task->tid, &ok, &fp, &sp, dwarf, &nr_dwarf);
 
 			if (ok)
 				task->pc = pc;
@@ -580,7 +614,20 @@ static void sample(struct tracer *t)
 					       .tid = (uint32_t)task->tid, .pc = task->pc,
 					       .cpu_ns = task->cpu_ns };
 		/* Call stacks of the threads stopped now (not of sleepers read in place). */
-		if (t->o.call_graph && task->state == TASK_STOPPED && task->sampled && ok && fp) {
+		if (nr_dwarf && task->state == TASK_STOPPED && task->sampled && ok) {
+			struct profile_ustack *u = &t->ustk[n];
+			uint8_t *data = t->ustk_data + (size_t)n * t->o.stack_size;
+			int cut;
+
+			u->size = stack_copy(task->proc->pid, task->tid, sp, &task->stack, data,
+					     t->o.stack_size, &cut);
+			*u = (struct profile_ustack){ .flags = cut ? USTACK_CUT : 0, .nr_regs = nr_dwarf,
+						      .regs = dwarf, .sp = sp, .size = u->size,
+						      .data = data };
+			s->ustack = u;
+		}
+		if (t->o.call_graph == CALL_GRAPH_FP && task->state == TASK_STOPPED && task->sampled &&
+		    ok && fp) {
 			struct profile_stack *st = &t->stk[n];
 			uint64_t *frames = t->stk_frames + (size_t)n * STACK_MAX_DEPTH;
 			int trunc;
@@ -637,6 +684,10 @@ static void sample(struct tracer *t)
 		if (p && st && !outside && end - p->frames_rescan >= COMM_INTERVAL_NS)
 			for (uint32_t k = 0; !outside && k < st->nr_frames; k++)
 				outside = !maps_contain(&p->maps, st->frames[k]);
+		/* ... or, with stack copies (whose return addresses are found only offline), at
+		 * most every 10 ms, so that libraries mapped since are known */
+		if (p && t->ts[i].ustack && !outside && end - p->frames_rescan >= COMM_INTERVAL_NS / 10)
+			outside = 1;
 		if (outside) {
 			read_maps(t, p);
 			p->frames_rescan = end;
@@ -1154,6 +1205,9 @@ void tracer_free(struct tracer *t)
 	free(t->ts);
 	free(t->stk);
 	free(t->stk_frames);
+	free(t->ustk);
+	free(t->ustk_regs);
+	free(t->ustk_data);
 	free(t->sys_values);
 	free(t->thr_values);
 	free(t);

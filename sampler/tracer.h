@@ -22,7 +22,8 @@ struct tracer_options {
 	int sched_policy;	  /* SCHED_FIFO / SCHED_RR for the tracer only; 0: unchanged */
 	int sched_priority;
 	int child_stdout_fd;	  /* -1: the program's stdout is pperf's; else dup'ed onto it */
-	int call_graph;		  /* 1: record frame-pointer call stacks */
+	enum { CALL_GRAPH_NONE, CALL_GRAPH_FP, CALL_GRAPH_DWARF } call_graph;
+	uint32_t stack_size;	  /* CALL_GRAPH_DWARF: bytes of stack copied, a multiple of 8 */
 	struct pmu_set *pmus;	  /* may have no backend */
 	struct profile_writer *writer; /* NULL: record nothing (--no-output) */
 };
