@@ -136,6 +136,9 @@ static int fold(void *p, const struct walk_sample *s)
 	if (c->with_comm)
 		append(c, s->comm);
 	if (s->stack) {
+		/* A walk that ended early: its outermost frame is not the thread's first. */
+		if (s->stack->flags & STACK_TRUNCATED)
+			append(c, "[truncated]");
 		/* Outermost first; a return address is looked up one byte back, in its call. */
 		for (uint32_t k = s->stack->nr_frames; k-- > 0;) {
 			frame_name(s->symbolizer, s->pid, s->stack->frames[k] - 1, name, sizeof(name));

@@ -489,7 +489,8 @@ static int decode_meta(struct profile_reader *r)
 	/* Keep the strings for the life of the reader. */
 	total = r->strs_len;
 	r->meta_strings = xmalloc(total + 1);
-	memcpy(r->meta_strings, r->strs, total);
+	if (total)
+		memcpy(r->meta_strings, r->strs, total);
 	r->meta_argv = xcalloc(argc + 1, sizeof(char *));
 	for (uint32_t i = 0, at = (uint32_t)argv_off; argv_off >= 0 && i < argc; i++) {
 		r->meta_argv[i] = r->meta_strings + at;

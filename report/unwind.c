@@ -40,7 +40,7 @@ struct unwinder {
 	const struct profile_tsample *cur;
 	uint64_t *frames;
 	uint32_t nr;
-	int depth_hit;
+	int depth_hit, seen_first, mem_missed;
 };
 
 static const Dwfl_Callbacks dwfl_callbacks = {
@@ -110,11 +110,14 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
-	const struct profile_ustack *us = ((struct uproc *)arg)->u->cur->ustack;
+	struct unwinder *u = ((struct uproc *)arg)->u;
+	const struct profile_ustack *us = u->cur->ustack;
 
 	(void)dwfl;
-	if (addr < us->sp || addr - us->sp > us->size || us->size - (addr - us->sp) < 8)
+	if (addr < us->sp || addr - us->sp > us->size || us->size - (addr - us->sp) < 8) {
+		u->mem_missed = 1; /* beyond the copy: the walk ends here, early */
 		return false;
+	}
 	memcpy(result, us->data + (addr - us->sp), 8);
 	return true;
 }
@@ -194,15 +197,22 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
-	if (activation)
-		return DWARF_CB_OK; /* the sample's own PC */
+	if (!u->seen_first) {
+		u->seen_first = 1; /* the sample's own PC */
+		return DWARF_CB_OK;
+	}
 	if (u->nr == UNWIND_MAX_DEPTH) {
 		u->depth_hit = 1;
 		return DWARF_CB_ABORT;
 	}
 	if (!pc)
 		return DWARF_CB_ABORT;
-	u->frames[u->nr++] = pc;
+	/*
+	 * Frames are kept as return addresses, which readers look up one byte back. A frame a
+	 * signal interrupted holds the exact PC instead: kept one byte on, it is looked up where
+	 * it was.
+	 */
+	u->frames[u->nr++] = activation ? pc + 1 : pc;
 	return DWARF_CB_OK;
 }
 
@@ -221,11 +231,12 @@ int unwinder_unwind(struct unwinder *u, const struct profile_tsample *t,
 	u->cur = t;
 	u->frames = frames;
 	u->nr = 0;
-	u->depth_hit = 0;
+	u->depth_hit = u->seen_first = u->mem_missed = 0;
 	ret = dwfl_getthread_frames(p->dwfl, (pid_t)t->tid, frame_cb, u);
 	out->nr_frames = u->nr;
-	/* libdw ends a complete walk with 0, at a frame whose return address is undefined */
-	out->flags = ret == 0 && !u->depth_hit ? 0 : STACK_TRUNCATED;
+	/* libdw ends a complete walk with 0, at a frame whose return address is undefined; it
+	 * also ends with 0 where the stack could not be read */
+	out->flags = ret == 0 && !u->depth_hit && !u->mem_missed ? 0 : STACK_TRUNCATED;
 	return 0;
 }
 

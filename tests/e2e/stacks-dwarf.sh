@@ -1,0 +1,83 @@
+# DWARF call stacks (record --call-graph dwarf): code built without frame pointers unwinds to
+# the right chains (a;b;c, a;d;c, a 9-deep recursion, a function pointer) with inclusive
+# shares matching the program's own measurement; the unwinding goes through a shared library
+# (qsort calling back), through a signal frame, and ends cleanly, marked, on a stack of the
+# program's own and on copies cut too short, never naming a wrong caller.
+. "$(dirname "$0")/lib.sh"
+RT=
+[ "$(id -u)" = 0 ] && RT="--fifo 1"
+fold() { "$PPERF" convert --to collapsed -i "$1" || fail "convert --to collapsed $1"; }
+
+idle_cpus >/dev/null
+"$PPERF" record -q --call-graph dwarf -F 2000 $RT -o "$T/cp.data" -- "$PROGS/callpaths-nofp" 1.0 \
+	>"$T/own" || fail "record --call-graph dwarf: exit $?"
+idle=$(idle_cpus)
+fold "$T/cp.data" >"$T/cp.folded"
+cat "$T/own"
+sort -t' ' -k2 -nr "$T/cp.folded" | head -6
+"$PPERF" dump "$T/cp.data" | grep -q "ustack sp 0x[0-9a-f]* [0-9]* bytes" || fail "dump shows no stack copies"
+# Whole stacks, from _start: nearly all of the weight.
+awk '{ w = $NF; all += w } /^_start;/ { whole += w } END { printf "whole stacks: %.1f%%\n", 100 * whole / all
+	exit !(whole >= 0.95 * all) }' "$T/cp.folded" || fail "stacks not unwound to _start"
+# weight PATTERN: the weight of the stacks ending with PATTERN after main;a;
+weight() { awk -v p="$1" '{ w = $NF; $NF = ""; sub(/ $/, "") } $0 ~ ("(^|;)main;a;" p "$") { s += w } END { print s + 0 }' "$2"; }
+for p in "b;c" "d;c" "rec;rec;rec;rec;rec;rec;rec;rec;rec;spin" "via_ptr;spin"; do
+	[ "$(weight "$p" "$T/cp.folded")" -gt 0 ] || fail "no stack main;a;$p"
+done
+# Inclusive shares of b, d, rec and via_ptr within a(), against the program's own clock.
+"$PPERF" report --children --format csv --sort sym "$T/cp.data" >"$T/ch.csv" || fail "report --children"
+col() { awk -F, -v s="$1" '$NF == s { print $1 }' "$T/ch.csv"; }
+a=$(col a)
+for f in b d rec via_ptr; do
+	own=$(awk -v f="$f" '$1 ~ ("^" f "(;|$)") || ($1 == "a;" f ";c") { print $2 }' "$T/own")
+	got=$(awk -v c="$(col $f)" -v a="$a" 'BEGIN { printf "%.2f", (a > 0 ? 100 * c / a : 0) }')
+	echo "$f: inclusive $got% of a(), the program measured $own%"
+	if awk -v i="$idle" 'BEGIN { exit !(i >= 0.5) }'; then
+		within "$got" "$own" 3 || fail "$f: $got% of a(), the program measured $own%"
+	else
+		awk -v g="$got" 'BEGIN { exit !(g > 5) }' || fail "$f: $got% of a()"
+	fi
+done
+
+# Through a shared library: qsort() in libc calls compare().
+"$PPERF" record -q --call-graph dwarf -o "$T/lib.data" -- "$PROGS/libcall" 0.5 || fail "record libcall"
+fold "$T/lib.data" >"$T/lib.folded"
+awk '/;compare [0-9]+$/ { w = $NF; all += w; if ($0 ~ /^_start;.*;main;sort_all;[^ ]*qsort[^ ]*;/) ok += w }
+	END { printf "compare via qsort: %.1f%%\n", all ? 100 * ok / all : 0; exit !(all && ok >= 0.9 * all) }' \
+	"$T/lib.folded" || fail "compare not unwound through qsort: $(sort -t' ' -k2 -nr "$T/lib.folded" | head -3)"
+
+# Through a signal frame: the handler's work under on_signal, under the interrupted loop().
+"$PPERF" record -q --call-graph dwarf -o "$T/sig.data" -- "$PROGS/unwind-edge" handler 0.5 ||
+	fail "record handler"
+fold "$T/sig.data" >"$T/sig.folded"
+grep -q '^_start;.*;main;loop;\(.*;\)\?__restore_rt;on_signal;handler_work [0-9]*$' "$T/sig.folded" ||
+	fail "no handler stack through the signal frame: $(grep handler_work "$T/sig.folded" | head -3)"
+grep 'handler_work [0-9]*$' "$T/sig.folded" | grep -v '^\[truncated\]' | grep -qv ';on_signal;handler_work ' &&
+	fail "handler_work with a caller other than on_signal: $(grep handler_work "$T/sig.folded")"
+
+# A stack of the program's own (makecontext): whatever is above coro_work, never main.
+"$PPERF" record -q --call-graph dwarf -o "$T/co.data" -- "$PROGS/unwind-edge" coro 0.5 || fail "record coro"
+fold "$T/co.data" >"$T/co.folded"
+grep -q 'coro_work' "$T/co.folded" || fail "no coro_work stacks: $(head -3 "$T/co.folded")"
+grep -q ';main;[^ ]*coro_work' "$T/co.folded" && fail "coro_work under main: $(grep coro_work "$T/co.folded")"
+
+# Copies cut short (64 bytes): every stack either whole or marked, and a marked one of the
+# program's work the end of a whole one: no wrong caller.
+"$PPERF" record -q --call-graph dwarf,64 -o "$T/cut.data" -- "$PROGS/callpaths-nofp" 0.5 >/dev/null ||
+	fail "record dwarf,64"
+"$PPERF" dump "$T/cut.data" | grep -q "ustack sp .* 64 bytes (cut)" || fail "64-byte copies not marked cut"
+fold "$T/cut.data" >"$T/cut.folded"
+grep -q '^\[truncated\];' "$T/cut.folded" || fail "no truncated stacks with 64-byte copies"
+awk 'NR == FNR { $NF = ""; sub(/ $/, ""); whole[++n] = $0; next }
+	/^\[truncated\];.*;(c|spin) [0-9]+$/ { s = $0; sub(/ [0-9]+$/, "", s); sub(/^\[truncated\];/, "", s); ok = 0
+		for (i = 1; i <= n && !ok; i++) {
+			w = ";" whole[i]; if (substr(w, length(w) - length(s)) == ";" s) ok = 1 }
+		if (!ok) { print "wrong: " $0; bad = 1 } }
+	END { exit bad }' "$T/cp.folded" "$T/cut.folded" || fail "a cut stack is no whole stack's end"
+
+# Options.
+for bad in dwarf,0 dwarf,70000 dwarf,x lbr; do
+	"$PPERF" record -q --call-graph "$bad" -o "$T/x.data" -- true 2>"$T/err" && fail "--call-graph $bad accepted"
+	[ $? = 2 ] && grep -q -- "--call-graph" "$T/err" || fail "--call-graph $bad: $(cat "$T/err")"
+done
+true
