@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Call stacks: what recording them costs. A program 40 calls deep (bench/deep.c), built with and
-# without frame pointers, recorded for 2 s at 1 kHz by pperf without stacks and with -g, and by
-# perf with --call-graph fp and dwarf (perf's software cpu-clock event): time the program is
-# stopped per sample (pperf), wall time, bytes per sample and frames per stack.
+# without frame pointers, recorded for 2 s at 1 kHz by pperf without stacks, with -g and with
+# --call-graph dwarf, and by perf with --call-graph fp and dwarf (perf's software cpu-clock
+# event): time the program is stopped per sample (pperf), bytes per sample, frames per stack
+# (dwarf: as unwound offline), and for dwarf the time pperf takes to unwind a profile.
 #   bench/stacks.sh [BUILD_DIR] [RUNS]      (medians of RUNS, default 5)
 set -eu
 cd "$(dirname "$0")/.."
@@ -15,21 +16,32 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 echo "## Call stacks: cost of recording them (2 s of a 40-deep call chain at 1 kHz)"
 echo
-echo "| program | recorder | stopped per sample | bytes per sample | frames per stack |"
-echo "| --- | --- | --- | --- | --- |"
+echo "| program | recorder | stopped per sample | bytes per sample | frames per stack | unwinding per sample |"
+echo "| --- | --- | --- | --- | --- | --- |"
 for prog in deep-fp deep-nofp; do
-	for mode in none fp; do
-		: >"$tmp/s"; : >"$tmp/b"; : >"$tmp/f"
+	for mode in none fp dwarf; do
+		: >"$tmp/s"; : >"$tmp/b"; : >"$tmp/f"; : >"$tmp/u"
+		case $mode in none) g= ;; fp) g=-g ;; dwarf) g="--call-graph dwarf" ;; esac
 		for i in $(seq "$runs"); do
-			g=; [ $mode = fp ] && g=-g
 			"$pperf" record -v $g -o "$tmp/p.data" -- "$build/bench/$prog" 2 40 2>"$tmp/v" >/dev/null
 			awk '/pperf: stopped/ { gsub(/\(/, "", $5); print $5 }' "$tmp/v" >>"$tmp/s"
 			n=$("$pperf" dump "$tmp/p.data" | grep -c ' sample ' || true)
 			echo "$(stat -c %s "$tmp/p.data") $n" | awk '{ printf "%.1f\n", $2 ? $1 / $2 : 0 }' >>"$tmp/b"
-			"$pperf" dump "$tmp/p.data" | awk '/ stack [0-9]* frames/ { s += $2; n++ } END { printf "%.1f\n", n ? s / n : 0 }' >>"$tmp/f"
+			if [ $mode = dwarf ]; then
+				# frames as unwound, the sampled function left out as -g counts them
+				t0=$(date +%s%N)
+				"$pperf" convert --to collapsed --weight samples -i "$tmp/p.data" >"$tmp/folded"
+				t1=$(date +%s%N)
+				echo "$t0 $t1 $n" | awk '{ printf "%.1f\n", $3 ? ($2 - $1) / 1e3 / $3 : 0 }' >>"$tmp/u"
+				awk '{ k = split($1, f, ";"); s += (k - 1) * $2; m += $2 } END { printf "%.1f\n", m ? s / m : 0 }' \
+					"$tmp/folded" >>"$tmp/f"
+			else
+				"$pperf" dump "$tmp/p.data" | awk '/ stack [0-9]* frames/ { s += $2; n++ } END { printf "%.1f\n", n ? s / n : 0 }' >>"$tmp/f"
+			fi
 		done
-		printf '| %s | pperf%s | %.1f us | %.1f | %.1f |\n' $prog "$([ $mode = fp ] && echo ' -g' || true)" \
-			"$(median <"$tmp/s")" "$(median <"$tmp/b")" "$(median <"$tmp/f")"
+		u=-; [ $mode = dwarf ] && u="$(median <"$tmp/u") us"
+		printf '| %s | pperf %s | %.1f us | %.1f | %.1f | %s |\n' $prog "$g" \
+			"$(median <"$tmp/s")" "$(median <"$tmp/b")" "$(median <"$tmp/f")" "$u"
 	done
 	if command -v perf >/dev/null; then
 		for cg in fp dwarf; do
@@ -42,7 +54,7 @@ for prog in deep-fp deep-nofp; do
 				echo "$(stat -c %s "$tmp/perf.data") $ns" | awk '{ printf "%.1f\n", $2 ? $1 / $2 : 0 }' >>"$tmp/b"
 				echo "$n $ns" | awk '{ printf "%.1f\n", $2 ? $1 / $2 : 0 }' >>"$tmp/f"
 			done
-			printf '| %s | perf --call-graph %s | - | %.1f | %.1f |\n' $prog $cg \
+			printf '| %s | perf --call-graph %s | - | %.1f | %.1f | - |\n' $prog $cg \
 				"$(median <"$tmp/b")" "$(median <"$tmp/f")"
 		done
 	fi
