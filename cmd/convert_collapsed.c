@@ -168,7 +168,7 @@ int cmd_convert_collapsed(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "pperf.data", *output = NULL, *weight = "cpu";
-	struct walk_opts wo = { .symbols = 1 };
+	struct walk_opts wo = { .symbols = 1, .unwind = 1 };
 	struct collapse c = { .channel_index = -1 };
 	FILE *out = stdout;
 	size_t n = 0;

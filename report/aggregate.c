@@ -318,6 +318,8 @@ int report_build(const char *input, const char *sort, int wall, int inline_frame
 	rep->row_hook_ctx = ctx;
 	/* A caller may want symbols for its hook whatever the keys. */
 	wo->symbols = wo->symbols || report_keys_need_symbols(rep);
+	/* Stack copies are unwound for the views that use stacks (the hooks' call graphs). */
+	wo->unwind = wo->unwind || children || row_hook;
 	wo->sym.lines = report_keys_need_lines(rep);
 	/* Channels are all read before the first sample: the walk sees them all. */
 	if (walk_profile(r, wo, report_add, rep, totals) < 0) {

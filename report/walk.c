@@ -147,7 +147,7 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 			if (!passes(o, &ws))
 				continue;
 			/* --call-graph dwarf: the stack unwound from the registers and stack copy */
-			if (sym && ts->ustack && !ts->stack) {
+			if (o->unwind && sym && ts->ustack && !ts->stack) {
 				if (!unw) {
 					unw = unwinder_new(sym, meta->arch);
 					frames = xcalloc(UNWIND_MAX_DEPTH, sizeof(*frames));
