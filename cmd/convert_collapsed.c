@@ -16,15 +16,17 @@
 static const char collapsed_usage[] =
 	"usage: pperf convert --to collapsed [-i PROFILE] [-o FILE] [--weight W] [--symfs DIR]\n"
 	"\n"
-	"Write the profile's call stacks (recorded with 'pperf record -g') folded, one line\n"
-	"per distinct stack: the functions from the outermost to the sampled one, separated by\n"
-	"';', then the stack's weight. A profile without stacks gives one-frame stacks.\n"
+	"Write the profile's call stacks (recorded with 'pperf record -g' or --call-graph dwarf)\n"
+	"folded, one line per distinct stack: the functions from the outermost to the sampled\n"
+	"one, separated by ';', then the stack's weight. A stack whose walk ended early starts\n"
+	"with [truncated]. A profile without stacks gives one-frame stacks.\n"
 	"\n"
 	"  -i, --input PROFILE   the profile (default pperf.data; '-': standard input)\n"
 	"  -o, --output FILE     the folded stacks (default standard output)\n"
 	"      --weight W        cpu: CPU ns (default); wall: wall-clock ns, every thread;\n"
 	"                        samples: thread-samples; or a channel's name: its amount\n"
 	"      --comm            start each stack with the thread's name\n"
+	"      --inline          expand inlined functions into frames of their own (debug info)\n"
 	"      --symfs DIR       look up the recorded files under DIR first\n"
 	"  -h, --help            show this help\n";
 
@@ -38,7 +40,7 @@ struct folded {
 struct collapse {
 	enum weight weight;
 	const char *channel;
-	int channel_index, with_comm;
+	int channel_index, with_comm, inline_frames;
 	struct profile_reader *r;
 	struct folded *e; /* open addressing */
 	size_t nr, size;
@@ -59,17 +61,22 @@ static void append(struct collapse *c, const char *s)
 	c->buf[c->len] = '\0';
 }
 
-static void frame_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, char *out, size_t size)
+/* The frame at addr, and with --inline the functions inlined there, outermost first. */
+static void append_frame(struct collapse *c, struct symbolizer *sym, uint32_t pid, uint64_t addr)
 {
 	struct sym_result r;
+	char name[512];
 
 	symbolizer_lookup(sym, pid, addr, &r);
 	if (r.sym)
-		snprintf(out, size, "%s", r.sym);
+		snprintf(name, sizeof(name), "%s", r.sym);
 	else if (r.dso_name[0] == '[')
-		snprintf(out, size, "%s", r.dso_name);
+		snprintf(name, sizeof(name), "%s", r.dso_name);
 	else
-		snprintf(out, size, "[%s]", r.dso_name);
+		snprintf(name, sizeof(name), "[%s]", r.dso_name);
+	append(c, name);
+	for (int i = c->inline_frames && r.sym ? r.nr_inline : 0; i-- > 0;)
+		append(c, r.inline_fn[i] ? r.inline_fn[i] : "[inlined]");
 }
 
 static uint64_t hash_str(const char *s)
@@ -113,7 +120,6 @@ static void add(struct collapse *c, double w)
 static int fold(void *p, const struct walk_sample *s)
 {
 	struct collapse *c = p;
-	char name[512];
 	double w;
 
 	switch (c->weight) {
@@ -141,12 +147,10 @@ static int fold(void *p, const struct walk_sample *s)
 			append(c, "[truncated]");
 		/* Outermost first; a return address is looked up one byte back, in its call. */
 		for (uint32_t k = s->stack->nr_frames; k-- > 0;) {
-			frame_name(s->symbolizer, s->pid, s->stack->frames[k] - 1, name, sizeof(name));
-			append(c, name);
+			append_frame(c, s->symbolizer, s->pid, s->stack->frames[k] - 1);
 		}
 	}
-	frame_name(s->symbolizer, s->pid, s->pc, name, sizeof(name));
-	append(c, name);
+	append_frame(c, s->symbolizer, s->pid, s->pc);
 	add(c, w);
 	return 0;
 }
@@ -163,6 +167,7 @@ int cmd_convert_collapsed(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "weight", required_argument, NULL, 'w' },
 		{ "comm", no_argument, NULL, 'c' },
+		{ "inline", no_argument, NULL, 'I' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -188,6 +193,10 @@ int cmd_convert_collapsed(int argc, char **argv)
 			break;
 		case 'c':
 			c.with_comm = 1;
+			break;
+		case 'I':
+			c.inline_frames = 1;
+			wo.sym.lines = 1;
 			break;
 		case 'S':
 			wo.sym.symfs = optarg;

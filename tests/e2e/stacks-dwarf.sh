@@ -2,7 +2,8 @@
 # the right chains (a;b;c, a;d;c, a 9-deep recursion, a function pointer) with inclusive
 # shares matching the program's own measurement; the unwinding goes through a shared library
 # (qsort calling back), through a signal frame, and ends cleanly, marked, on a stack of the
-# program's own and on copies cut too short, never naming a wrong caller.
+# program's own and on copies cut too short, never naming a wrong caller; inlined functions
+# get frames of their own on request.
 . "$(dirname "$0")/lib.sh"
 RT=
 [ "$(id -u)" = 0 ] && RT="--fifo 1"
@@ -74,6 +75,15 @@ awk 'NR == FNR { $NF = ""; sub(/ $/, ""); whole[++n] = $0; next }
 			w = ";" whole[i]; if (substr(w, length(w) - length(s)) == ";" s) ok = 1 }
 		if (!ok) { print "wrong: " $0; bad = 1 } }
 	END { exit bad }' "$T/cp.folded" "$T/cut.folded" || fail "a cut stack is no whole stack's end"
+
+# Inlined functions (-O2): with --inline, frames of their own under the function they were
+# inlined into.
+${CC:-cc} -O2 -g -DNO_LIB -o "$T/inl" "$(dirname "$0")/../fixtures/report/symtest.c" -ldl || fail "build inl"
+"$PPERF" record -q --call-graph dwarf -o "$T/inl.data" -- "$T/inl" inline 0.3 >/dev/null || fail "record inl"
+"$PPERF" convert --to collapsed --inline -i "$T/inl.data" >"$T/inl.folded" || fail "collapsed --inline"
+grep -q '^_start;.*;main;outer_inl;inl_spin [0-9]*$' "$T/inl.folded" ||
+	fail "inl_spin not expanded under outer_inl: $(sort -t' ' -k2 -nr "$T/inl.folded" | head -3)"
+"$PPERF" convert --to collapsed -i "$T/inl.data" | grep -q ';inl_spin ' && fail "inline frames without --inline"
 
 # Options.
 for bad in dwarf,0 dwarf,70000 dwarf,x lbr; do

@@ -36,8 +36,8 @@ awk -v d="$(col d 1)" -v b="$(col b 1)" 'BEGIN { exit !(d > b && d > 0) }' || fa
 "$PPERF" dump "$T/plain.data" | grep -q " stack " && fail "stacks recorded without -g"
 "$PPERF" convert --to collapsed -i "$T/plain.data" | grep -q "^func_heavy [0-9]*$" ||
 	fail "collapsed without stacks: $("$PPERF" convert --to collapsed -i "$T/plain.data" | head -3)"
-"$PPERF" record --call-graph dwarf -- true 2>"$T/err"
-expect_eq "--call-graph dwarf exit" $? 2
+"$PPERF" record --call-graph bogus -o "$T/x.data" -- true 2>"$T/err"
+expect_eq "--call-graph bogus exit" $? 2
 "$PPERF" convert --to collapsed --weight nosuch -i "$T/cp.data" 2>"$T/err"
 expect_eq "bad --weight exit" $? 2
 true
