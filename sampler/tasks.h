@@ -45,6 +45,7 @@ struct process {
 	int exited;
 	struct maps maps;
 	uint64_t frames_rescan; /* when a call stack's address last made us read the maps */
+	uint32_t copy_rescans;	/* maps read for stack copies (--call-graph dwarf) */
 	struct process *hash_next;
 };
 

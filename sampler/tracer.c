@@ -307,6 +307,7 @@ static void exec_event(struct tracer *t, struct task *task, pid_t former)
 		emit_comm(t, task, 1);
 	maps_clear(&p->maps);
 	read_maps(t, p);
+	p->copy_rescans = 0; /* the new program's libraries are on their way */
 	task_stopped(t, task, 0);
 }
 
@@ -685,9 +686,13 @@ static void sample(struct tracer *t)
 			for (uint32_t k = 0; !outside && k < st->nr_frames; k++)
 				outside = !maps_contain(&p->maps, st->frames[k]);
 		/* ... or, with stack copies (whose return addresses are found only offline), at
-		 * most every 10 ms, so that libraries mapped since are known */
-		if (p && t->ts[i].ustack && !outside && end - p->frames_rescan >= COMM_INTERVAL_NS / 10)
+		 * every one of a process's first 20 samples (the dynamic linker is loading its
+		 * libraries), then every 10 ms, so that libraries mapped since are known */
+		if (p && t->ts[i].ustack && !outside &&
+		    (p->copy_rescans < 20 || end - p->frames_rescan >= COMM_INTERVAL_NS / 10)) {
 			outside = 1;
+			p->copy_rescans++;
+		}
 		if (outside) {
 			read_maps(t, p);
 			p->frames_rescan = end;
