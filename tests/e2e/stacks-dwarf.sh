@@ -39,6 +39,11 @@ for f in b d rec via_ptr; do
 		awk -v g="$got" 'BEGIN { exit !(g > 5) }' || fail "$f: $got% of a()"
 	fi
 done
+# The call-graph views on unwound stacks: c's callers are d and b, two to one.
+"$PPERF" report --callers c --format csv "$T/cp.data" >"$T/callers.csv" || fail "report --callers c"
+awk -F, '$5 == "caller" { s[$6] = $1 } END { exit !(s["d"] > 55 && s["d"] < 78 && s["b"] > 22 && s["b"] < 45) }' \
+	"$T/callers.csv" || fail "callers of c: $(cat "$T/callers.csv")"
+"$PPERF" report -g caller "$T/cp.data" | grep -q ' d$' || fail "report -g caller shows no d"
 
 # Through a shared library: qsort() in libc calls compare().
 "$PPERF" record -q --call-graph dwarf -o "$T/lib.data" -- "$PROGS/libcall" 0.5 || fail "record libcall"
