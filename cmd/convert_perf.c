@@ -12,6 +12,8 @@
 #include "../formats/perfdata.h"
 #include "../formats/profile.h"
 #include "../lib/util.h"
+#include "../report/symbols.h"
+#include "../report/unwind.h"
 #include "cmd.h"
 
 static const char convert_perf_usage[] =
@@ -20,7 +22,9 @@ static const char convert_perf_usage[] =
 	"Write a profile as a Linux perf.data file, for perf report, perf script, perf annotate\n"
 	"and every other reader of perf.data. Events: pperf:cpu-time (each thread's CPU time\n"
 	"since its previous sample, at its PC), pperf:wall-time with --wall, and one per PMU\n"
-	"channel (system-wide energy split over the threads that ran, by CPU time).\n"
+	"channel (system-wide energy split over the threads that ran, by CPU time). Profiles\n"
+	"recorded with call stacks (-g, --call-graph dwarf: unwound here) give every sample its\n"
+	"call chain, for perf report -g and perf script.\n"
 	"\n"
 	"  -i, --input PROFILE  the profile (default pperf.data; '-': standard input)\n"
 	"  -o, --output OUT     the perf.data to write (default perf.data); '-' writes perf's\n"
@@ -116,6 +120,41 @@ static void print_stats(const struct perfdata_convert_stats *st, const char *out
 		(double)st->bytes / 1024, out);
 }
 
+/* The call chains of a profile recorded with --call-graph dwarf: unwound as they are met. */
+struct unwound {
+	struct symbolizer *sym;
+	struct unwinder *unw;
+	const char *arch;
+	int failed;
+	struct profile_stack st;
+	uint64_t frames[UNWIND_MAX_DEPTH];
+};
+
+static void unwound_record(void *ctx, const struct profile_record *rec)
+{
+	symbolizer_record(((struct unwound *)ctx)->sym, rec);
+}
+
+static uint32_t unwound_frames(void *ctx, const struct profile_tsample *t, const uint64_t **frames)
+{
+	struct unwound *u = ctx;
+
+	if (t->stack) {
+		*frames = t->stack->frames;
+		return t->stack->nr_frames;
+	}
+	if (!t->ustack || u->failed)
+		return 0;
+	if (!u->unw && !(u->unw = unwinder_new(u->sym, u->arch))) {
+		u->failed = 1; /* said why: the samples go without chains */
+		return 0;
+	}
+	if (unwinder_unwind(u->unw, t, &u->st, u->frames) < 0)
+		return 0;
+	*frames = u->frames;
+	return u->st.nr_frames;
+}
+
 int cmd_convert_perf(int argc, char **argv)
 {
 	struct convert_perf_args a = { .input = "pperf.data", .output = "perf.data" };
@@ -140,7 +179,17 @@ int cmd_convert_perf(int argc, char **argv)
 		profile_reader_close(r);
 		return EXIT_FAIL;
 	}
-	ret = perfdata_convert(r, fd, pipe ? "standard output" : a.output, a.flags, &st);
+	{
+		const struct profile_meta *m = profile_reader_meta(r);
+		struct sym_options so = { .osrelease = m->osrelease };
+		struct unwound u = { .sym = symbolizer_new(&so), .arch = m->arch };
+		struct perfdata_stack_source src = { unwound_record, unwound_frames, &u };
+
+		ret = perfdata_convert_stacks(r, fd, pipe ? "standard output" : a.output, a.flags,
+					      &src, &st);
+		unwinder_free(u.unw);
+		symbolizer_free(u.sym);
+	}
 	profile_reader_close(r);
 	if (!pipe) {
 		if (close(fd) < 0 && !ret)

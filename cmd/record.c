@@ -505,6 +505,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (a.topt.randomize)
 		meta.flags |= META_RANDOMIZED;
+	if (a.topt.call_graph)
+		meta.flags |= META_CALL_GRAPH;
 	if (fd >= 0) {
 		writer = profile_writer_open(fd, a.output, &meta);
 		if (!writer)

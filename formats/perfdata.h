@@ -41,6 +41,7 @@ struct perfdata_header_info {
 	uint32_t clockid;			/* CLOCKID and CLOCK_DATA if has_clock */
 	uint64_t clock_res_ns, ref_clock_ns, ref_wall_ns;
 	int has_clock;
+	int callchain; /* every event's samples carry a call chain (PERF_SAMPLE_CALLCHAIN) */
 };
 
 /* The features we write, by perf's bit number (perf's util/header.h). */
@@ -73,12 +74,18 @@ struct perfdata_writer *perfdata_writer_open(int fd, const char *name, int pipe,
 					     const struct perfdata_event *events, uint32_t nr_events,
 					     const struct perfdata_header_info *info);
 
-/* A sample of event `event` (index in the open call's array). Issue 7 adds the call chain
- * here: keep every sample going through this one structure and function. */
+/*
+ * A sample of event `event` (index in the open call's array). With info->callchain, its chain:
+ * the return addresses of ip's callers, innermost first (none: the chain holds ip alone).
+ */
+#define PERFDATA_MAX_CHAIN 1024
+
 struct perfdata_sample {
 	uint32_t event;
 	uint32_t pid, tid;
 	uint64_t time, ip, period;
+	const uint64_t *callers;
+	uint32_t nr_callers;
 };
 int perfdata_write_sample(struct perfdata_writer *w, const struct perfdata_sample *s);
 
@@ -126,5 +133,22 @@ struct perfdata_convert_stats {
 
 int perfdata_convert(struct profile_reader *r, int fd, const char *name, unsigned flags,
 		     struct perfdata_convert_stats *stats);
+
+/*
+ * Where the exported call chains come from, for profiles recorded with call stacks (META
+ * flag META_CALL_GRAPH): by default each thread-sample's recorded frames (profile_tsample
+ * .stack). A source that unwinds stack copies offline sees every record before it is converted
+ * (to follow the maps) and gives a thread-sample's frames: return addresses, innermost first,
+ * valid until its next call; 0 frames for none.
+ */
+struct perfdata_stack_source {
+	void (*record)(void *ctx, const struct profile_record *rec);
+	uint32_t (*frames)(void *ctx, const struct profile_tsample *t, const uint64_t **frames);
+	void *ctx;
+};
+
+int perfdata_convert_stacks(struct profile_reader *r, int fd, const char *name, unsigned flags,
+			    const struct perfdata_stack_source *src,
+			    struct perfdata_convert_stats *stats);
 
 #endif

@@ -50,6 +50,9 @@ struct conv {
 	char **files; /* mapped files already checked */
 	size_t nr_files, alloc_files;
 	struct perfdata_convert_stats *st;
+	const struct perfdata_stack_source *src; /* NULL: the recorded frames */
+	const uint64_t *callers; /* of the thread-sample being converted */
+	uint32_t nr_callers;
 };
 
 /*
@@ -154,6 +157,7 @@ static int start(struct conv *c, int fd, const char *name)
 		add_event(c, channel_event_name(ch, &cc->factor), 0);
 	}
 	fill_info(c, m);
+	c->info.callchain = !!(m->flags & META_CALL_GRAPH);
 	c->prev_time = m->start_time;
 	c->w = perfdata_writer_open(fd, name, !!(c->flags & PERFDATA_PIPE), c->events,
 				    c->nr_events, &c->info);
@@ -187,6 +191,8 @@ static int emit(struct conv *c, uint32_t event, const struct profile_tsample *t,
 		.time = time,
 		.ip = t->pc,
 		.period = period,
+		.callers = c->callers,
+		.nr_callers = c->nr_callers,
 	};
 
 	if (!period)
@@ -229,6 +235,14 @@ static int convert_sample(struct conv *c, const struct profile_sample *s)
 
 		if (!ts)
 			return -1;
+		c->callers = NULL;
+		c->nr_callers = 0;
+		if (c->info.callchain && c->src && c->src->frames) {
+			c->nr_callers = c->src->frames(c->src->ctx, t, &c->callers);
+		} else if (c->info.callchain && t->stack) {
+			c->callers = t->stack->frames;
+			c->nr_callers = t->stack->nr_frames;
+		}
 		since = ts->known ? ts->last_time : c->prev_time;
 		since = s->time > since ? s->time - since : 0;
 		/* system channels go to the threads that ran, by CPU time; all alike if none ran */
@@ -366,13 +380,22 @@ static void conv_release(struct conv *c)
 int perfdata_convert(struct profile_reader *r, int fd, const char *name, unsigned flags,
 		     struct perfdata_convert_stats *stats)
 {
+	return perfdata_convert_stacks(r, fd, name, flags, NULL, stats);
+}
+
+int perfdata_convert_stacks(struct profile_reader *r, int fd, const char *name, unsigned flags,
+			    const struct perfdata_stack_source *src,
+			    struct perfdata_convert_stats *stats)
+{
 	struct perfdata_convert_stats dummy;
-	struct conv c = { .r = r, .flags = flags, .st = stats ? stats : &dummy };
+	struct conv c = { .r = r, .flags = flags, .st = stats ? stats : &dummy, .src = src };
 	struct profile_record rec;
 	int n, ret = -1;
 
 	memset(c.st, 0, sizeof(*c.st));
 	while ((n = profile_read(r, &rec)) > 0) {
+		if (src && src->record)
+			src->record(src->ctx, &rec);
 		/* META and the channels come first: the events are known after them */
 		if (!c.w && (rec.type == PROFILE_META || rec.type == PROFILE_CHANNEL))
 			continue;

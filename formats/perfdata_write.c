@@ -187,6 +187,12 @@ static void make_attr(const struct perfdata_writer *w, const struct perfdata_eve
 	a.config = e->config;
 	a.sample_period = e->period;
 	a.sample_type = SAMPLE_TYPE;
+	if (w->info && w->info->callchain) {
+		/* user-space chains only, as deep as they come */
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a.exclude_callchain_kernel = 1;
+		a.sample_max_stack = PERFDATA_MAX_CHAIN;
+	}
 	a.sample_id_all = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
@@ -234,21 +240,32 @@ static uint8_t *put_trailer(uint8_t *p, uint32_t pid, uint32_t tid, uint64_t tim
 
 int perfdata_write_sample(struct perfdata_writer *w, const struct perfdata_sample *s)
 {
-	uint8_t *p = out_reserve(w, SAMPLE_SIZE);
+	int chain = w->info && w->info->callchain;
+	uint32_t nr = chain ? (s->nr_callers < PERFDATA_MAX_CHAIN ? s->nr_callers : PERFDATA_MAX_CHAIN) : 0;
+	size_t size = SAMPLE_SIZE + (chain ? 8 * (3 + (size_t)nr) : 0);
+	uint8_t *p = out_reserve(w, size);
 	uint64_t id = event_id(s->event);
 	uint64_t time = ordered_time(w, s->time);
 
 	if (!p)
 		return -1;
 	/* MISC_USER: with 0 perf resolves nothing. Field order is perf_event.h's. */
-	p = put_header(p, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, SAMPLE_SIZE);
+	p = put_header(p, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, (uint16_t)size);
 	p = put64(p, id);
 	p = put64(p, s->ip);
 	p = put32(p, s->pid);
 	p = put32(p, s->tid);
 	p = put64(p, time);
 	p = put64(p, id);
-	put64(p, s->period);
+	p = put64(p, s->period);
+	if (chain) {
+		/* the user context marker, the sampled PC, then its callers */
+		p = put64(p, 2 + (uint64_t)nr);
+		p = put64(p, (uint64_t)PERF_CONTEXT_USER);
+		p = put64(p, s->ip);
+		for (uint32_t i = 0; i < nr; i++)
+			p = put64(p, s->callers[i]);
+	}
 	if (!w->first_sample)
 		w->first_sample = time;
 	w->last_sample = time;

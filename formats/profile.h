@@ -61,6 +61,7 @@ enum profile_meta_flags {
 	META_INHERIT = 1 << 1,	/* children and their threads were followed */
 	META_LEGACY = 1 << 2,	/* read from a legacy upstream pperf profile */
 	META_RANDOMIZED = 1 << 3,
+	META_CALL_GRAPH = 1 << 4, /* call stacks were recorded (-g or --call-graph dwarf) */
 };
 
 struct profile_meta {

@@ -697,6 +697,18 @@ static void sample(struct tracer *t)
 			read_maps(t, p);
 			p->frames_rescan = end;
 		}
+		/* A frame outside every executable mapping is no return address: a frame pointer
+		 * that looked right led astray (code without frame pointers). The walk ends
+		 * before it. */
+		if (p && st) {
+			struct profile_stack *w = &t->stk[st - t->stk];
+
+			for (uint32_t k = 0; k < w->nr_frames; k++)
+				if (!maps_contain(&p->maps, w->frames[k])) {
+					w->nr_frames = k;
+					w->flags |= STACK_TRUNCATED;
+				}
+		}
 	}
 	t->sampling = 0;
 

@@ -46,14 +46,14 @@ awk -F, '$5 == "caller" { s[$6] = $1 } END { exit !(s["d"] > 55 && s["d"] < 78 &
 "$PPERF" report -g caller "$T/cp.data" | grep -q ' d$' || fail "report -g caller shows no d"
 
 # Through a shared library: qsort() in libc calls compare().
-"$PPERF" record -q --call-graph dwarf -o "$T/lib.data" -- "$PROGS/libcall" 0.5 || fail "record libcall"
+"$PPERF" record -q $RT --call-graph dwarf -o "$T/lib.data" -- "$PROGS/libcall" 0.5 || fail "record libcall"
 fold "$T/lib.data" >"$T/lib.folded"
 awk '/;compare [0-9]+$/ { w = $NF; all += w; if ($0 ~ /^_start;.*;main;sort_all;[^ ]*qsort[^ ]*;/) ok += w }
 	END { printf "compare via qsort: %.1f%%\n", all ? 100 * ok / all : 0; exit !(all && ok >= 0.9 * all) }' \
 	"$T/lib.folded" || fail "compare not unwound through qsort: $(sort -t' ' -k2 -nr "$T/lib.folded" | head -3)"
 
 # Through a signal frame: the handler's work under on_signal, under the interrupted loop().
-"$PPERF" record -q --call-graph dwarf -o "$T/sig.data" -- "$PROGS/unwind-edge" handler 0.5 ||
+"$PPERF" record -q $RT --call-graph dwarf -o "$T/sig.data" -- "$PROGS/unwind-edge" handler 0.5 ||
 	fail "record handler"
 fold "$T/sig.data" >"$T/sig.folded"
 grep -q '^_start;.*;main;loop;\(.*;\)\?__restore_rt;on_signal;handler_work [0-9]*$' "$T/sig.folded" ||
@@ -62,14 +62,14 @@ grep 'handler_work [0-9]*$' "$T/sig.folded" | grep -v '^\[truncated\]' | grep -q
 	fail "handler_work with a caller other than on_signal: $(grep handler_work "$T/sig.folded")"
 
 # A stack of the program's own (makecontext): whatever is above coro_work, never main.
-"$PPERF" record -q --call-graph dwarf -o "$T/co.data" -- "$PROGS/unwind-edge" coro 0.5 || fail "record coro"
+"$PPERF" record -q $RT --call-graph dwarf -o "$T/co.data" -- "$PROGS/unwind-edge" coro 0.5 || fail "record coro"
 fold "$T/co.data" >"$T/co.folded"
 grep -q 'coro_work' "$T/co.folded" || fail "no coro_work stacks: $(head -3 "$T/co.folded")"
 grep -q ';main;[^ ]*coro_work' "$T/co.folded" && fail "coro_work under main: $(grep coro_work "$T/co.folded")"
 
 # Copies cut short (64 bytes): every stack either whole or marked, and a marked one of the
 # program's work the end of a whole one: no wrong caller.
-"$PPERF" record -q --call-graph dwarf,64 -o "$T/cut.data" -- "$PROGS/callpaths-nofp" 0.5 >/dev/null ||
+"$PPERF" record -q $RT --call-graph dwarf,64 -o "$T/cut.data" -- "$PROGS/callpaths-nofp" 0.5 >/dev/null ||
 	fail "record dwarf,64"
 "$PPERF" dump "$T/cut.data" | grep -q "ustack sp .* 64 bytes (cut)" || fail "64-byte copies not marked cut"
 fold "$T/cut.data" >"$T/cut.folded"
@@ -84,7 +84,7 @@ awk 'NR == FNR { $NF = ""; sub(/ $/, ""); whole[++n] = $0; next }
 # Inlined functions (-O2): with --inline, frames of their own under the function they were
 # inlined into.
 ${CC:-cc} -O2 -g -DNO_LIB -o "$T/inl" "$(dirname "$0")/../fixtures/report/symtest.c" -ldl || fail "build inl"
-"$PPERF" record -q --call-graph dwarf -o "$T/inl.data" -- "$T/inl" inline 0.3 >/dev/null || fail "record inl"
+"$PPERF" record -q $RT --call-graph dwarf -o "$T/inl.data" -- "$T/inl" inline 0.3 >/dev/null || fail "record inl"
 "$PPERF" convert --to collapsed --inline -i "$T/inl.data" >"$T/inl.folded" || fail "collapsed --inline"
 grep -q '^_start;.*;main;outer_inl;inl_spin [0-9]*$' "$T/inl.folded" ||
 	fail "inl_spin not expanded under outer_inl: $(sort -t' ' -k2 -nr "$T/inl.folded" | head -3)"

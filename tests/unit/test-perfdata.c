@@ -185,7 +185,13 @@ static void parse_records(const uint8_t *d, size_t len, struct parsed *p, int pi
 			uint32_t tid = get32(b + 20);
 			uint64_t t = get64(b + 24);
 
-			CHECK(h->size == 56 && h->misc == PERF_RECORD_MISC_USER, "sample header");
+			/* a damaged profile may claim call stacks: then a chain follows, the user
+			 * context and the ip first */
+			CHECK((h->size == 56 || (p->lenient && h->size >= 80 &&
+						 get64(b + 48) == (uint64_t)(h->size - 56) / 8 - 1 &&
+						 get64(b + 56) == (uint64_t)PERF_CONTEXT_USER)) &&
+				      h->misc == PERF_RECORD_MISC_USER,
+			      "sample header");
 			CHECK(e >= 0 && get64(b + 32) == get64(b), "sample id");
 			CHECK_VALUE(p, get32(b + 16) == PID && (tid == PID || tid == PID + 1), "tid %u", tid);
 			CHECK_VALUE(p, get64(b + 8) == 0x400100 + 16 * (uint64_t)(tid - PID), "ip");

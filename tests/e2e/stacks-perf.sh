@@ -1,0 +1,58 @@
+# Call stacks in the perf.data export, read by Linux perf: frame-pointer chains (-g) and chains
+# unwound from stack copies (--call-graph dwarf) as PERF_SAMPLE_CALLCHAIN. perf report -g
+# shows c called from d and b, perf's inclusive shares are pperf's own, perf script lists the
+# frames, perf report -D finds nothing wrong, pipe mode gives the same report; a profile
+# without stacks is exported without chains.
+. "$(dirname "$0")/lib.sh"
+RT=
+[ "$(id -u)" = 0 ] && RT="--fifo 1" # samples free of the run queue's bias on a busy machine
+command -v perf >/dev/null || skip "perf is not installed (linux-perf)"
+report() { timeout 120 perf report --stdio "$@" 2>>"$T/err" | grep -v '^#' | grep -v '^$'; }
+
+"$PPERF" record -q $RT -g -o "$T/cp.data" -- "$PROGS/callpaths" 0.5 >/dev/null || fail "record -g"
+"$PPERF" convert --to perf -i "$T/cp.data" -o "$T/cp.perf" 2>"$T/err" || fail "convert: $(cat "$T/err")"
+timeout 60 perf evlist -v -i "$T/cp.perf" 2>/dev/null | grep -q 'sample_type: [A-Z|]*CALLCHAIN' ||
+	fail "no CALLCHAIN in the export's sample_type: $(perf evlist -v -i "$T/cp.perf" 2>&1)"
+: >"$T/err"
+report -i "$T/cp.perf" --no-children -G >"$T/graph"
+[ -s "$T/err" ] && fail "perf report warned: $(cat "$T/err")"
+head -30 "$T/graph"
+# c's entry, its call graph from the outermost caller (-G): main, a, then d and b, each
+# calling c.
+awk '/\[\.\] c *$/ { inc = 1; next } inc && /\[\.\]/ { exit } inc { print }' "$T/graph" >"$T/c"
+awk '/ main$/ { m = NR } / a$/ && m { a = NR } /--d$/ && a { d = NR } /--b$/ && a { b = NR }
+	END { exit !(d && b) }' "$T/c" || fail "main -> a -> d|b -> c not in perf report -g: $(cat "$T/c")"
+grep -A1 -- '--d$' "$T/c" | grep -q ' c$' || fail "d does not call c: $(cat "$T/c")"
+# perf's inclusive shares are pperf's, per function.
+report -i "$T/cp.perf" --children -g none --sort sym >"$T/children"
+"$PPERF" report --children --sort sym --format csv "$T/cp.data" >"$T/ours.csv" || fail "pperf report --children"
+for f in a b c d via_ptr; do
+	theirs=$(awk -v f="$f" '$3 == "[.]" && $4 == f { sub("%", "", $1); print $1 }' "$T/children")
+	ours=$(awk -F, -v f="$f" '$NF == f { print $1 }' "$T/ours.csv")
+	echo "$f: perf children $theirs%, pperf $ours%"
+	within "${theirs:-0}" "${ours:--100}" 0.5 || fail "$f: perf children ${theirs:-none}%, pperf ${ours:-none}%"
+done
+# perf script: each sample's chain, the sampled function first.
+timeout 60 perf script -i "$T/cp.perf" -F comm,tid,event,ip,sym >"$T/script" 2>"$T/err" || fail "perf script: $(cat "$T/err")"
+awk '/pperf:cpu-time/ { getline f1; getline f2; getline f3; if (f1 ~ / c$/ && f2 ~ / d$/ && f3 ~ / a$/) n++ }
+	END { exit !n }' "$T/script" || fail "no c <- d <- a chain in perf script: $(head -20 "$T/script")"
+timeout 120 perf report -D -i "$T/cp.perf" 2>&1 | grep -iw -m3 'error\|warning\|unhandled\|bad\|invalid' && fail "perf report -D complains"
+# Pipe mode: the same report.
+"$PPERF" convert --to perf -i "$T/cp.data" -o - 2>"$T/err" | timeout 120 perf report --stdio -i - --no-children -G \
+	2>>"$T/err" | grep -v '^#' | grep -v '^$' >"$T/graph2"
+cmp -s "$T/graph" "$T/graph2" || fail "pipe mode differs: $(diff "$T/graph" "$T/graph2" | head)"
+
+# Stack copies (--call-graph dwarf), unwound by pperf: compare() under qsort, under sort_all.
+"$PPERF" record -q $RT --call-graph dwarf -o "$T/lib.data" -- "$PROGS/libcall" 0.5 || fail "record dwarf"
+"$PPERF" convert --to perf -i "$T/lib.data" -o "$T/lib.perf" 2>"$T/err" || fail "convert dwarf: $(cat "$T/err")"
+timeout 60 perf script -i "$T/lib.perf" -F ip,sym >"$T/lscript" 2>/dev/null || fail "perf script (dwarf)"
+awk '/ compare$/ { c++; q = 0; while ((getline l) > 0 && l != "") { if (l ~ /qsort/) q = 1; if (q && l ~ / sort_all$/) { ok++; break } } }
+	END { printf "dwarf: %d of %d compare samples under qsort and sort_all\n", ok, c; exit !(c && ok >= 0.9 * c) }' \
+	"$T/lscript" || fail "compare not under qsort/sort_all in perf script: $(head -12 "$T/lscript")"
+report -i "$T/lib.perf" --no-children -G | grep -q 'sort_all' || fail "perf report -g of the dwarf export"
+
+# Without stacks: no chains.
+"$PPERF" record -q -o "$T/plain.data" -- "$PROGS/callpaths" 0.2 >/dev/null || fail "record"
+"$PPERF" convert --to perf -i "$T/plain.data" -o "$T/plain.perf" 2>/dev/null || fail "convert plain"
+timeout 60 perf evlist -v -i "$T/plain.perf" 2>/dev/null | grep -q CALLCHAIN && fail "chains in an export without stacks"
+true
