@@ -34,7 +34,7 @@ struct walk_opts {
 	struct sym_options sym;
 	int symbols;	       /* symbolize every thread-sample */
 	int unwind;	       /* with symbols: unwind stack copies (--call-graph dwarf) into
-				* walk_sample.stack; costs about 30 us a thread-sample */
+				* walk_sample.stack; costs 30-45 us a thread-sample */
 	/* Filters: 0 / NULL for none. Times in seconds since the start of recording. */
 	uint32_t pid, tid;
 	const char *comm;
