@@ -76,7 +76,10 @@ struct perfdata_writer *perfdata_writer_open(int fd, const char *name, int pipe,
 
 /*
  * A sample of event `event` (index in the open call's array). With info->callchain, its chain:
- * the return addresses of ip's callers, innermost first (none: the chain holds ip alone).
+ * the return addresses of ip's callers, innermost first, as profile_stack holds them (a frame
+ * a signal interrupted as its PC + 1); none: the chain holds ip alone. Each is written one byte
+ * back, so that perf, which resolves chain addresses as they are, finds the call and its line.
+ * At most PERFDATA_MAX_CHAIN callers; the chain ends before a 0 or a perf context marker.
  */
 #define PERFDATA_MAX_CHAIN 1024
 

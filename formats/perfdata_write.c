@@ -238,10 +238,25 @@ static uint8_t *put_trailer(uint8_t *p, uint32_t pid, uint32_t tid, uint64_t tim
 	return put64(p, event_id(0));
 }
 
+/*
+ * How many of a sample's callers go into its chain: at most PERFDATA_MAX_CHAIN, and none from
+ * one that is no return address (0, or in perf's range of context markers, which would turn
+ * the rest of the chain into kernel or guest frames) on.
+ */
+static uint32_t chain_length(const struct perfdata_sample *s)
+{
+	uint32_t n = s->nr_callers < PERFDATA_MAX_CHAIN ? s->nr_callers : PERFDATA_MAX_CHAIN;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!s->callers[i] || s->callers[i] > (uint64_t)PERF_CONTEXT_MAX)
+			return i;
+	return n;
+}
+
 int perfdata_write_sample(struct perfdata_writer *w, const struct perfdata_sample *s)
 {
 	int chain = w->info && w->info->callchain;
-	uint32_t nr = chain ? (s->nr_callers < PERFDATA_MAX_CHAIN ? s->nr_callers : PERFDATA_MAX_CHAIN) : 0;
+	uint32_t nr = chain ? chain_length(s) : 0;
 	size_t size = SAMPLE_SIZE + (chain ? 8 * (3 + (size_t)nr) : 0);
 	uint8_t *p = out_reserve(w, size);
 	uint64_t id = event_id(s->event);
@@ -259,12 +274,18 @@ int perfdata_write_sample(struct perfdata_writer *w, const struct perfdata_sampl
 	p = put64(p, id);
 	p = put64(p, s->period);
 	if (chain) {
-		/* the user context marker, the sampled PC, then its callers */
+		/*
+		 * The user context marker, the sampled PC, then its callers, each one byte back
+		 * from its return address: in the call instruction. perf resolves the addresses
+		 * of a chain as they are (its own DWARF unwinder steps back likewise, the
+		 * kernel's frame-pointer chains are not), and a return address belongs to the
+		 * next line, or the next function after a call that does not return.
+		 */
 		p = put64(p, 2 + (uint64_t)nr);
 		p = put64(p, (uint64_t)PERF_CONTEXT_USER);
 		p = put64(p, s->ip);
 		for (uint32_t i = 0; i < nr; i++)
-			p = put64(p, s->callers[i]);
+			p = put64(p, s->callers[i] - 1);
 	}
 	if (!w->first_sample)
 		w->first_sample = time;

@@ -408,6 +408,97 @@ static void test_pipe(const char *profile)
 	free(f);
 }
 
+/*
+ * Call chains: a profile recorded with stacks, one thread with three frames (the last a frame
+ * a signal interrupted, kept as its PC + 1), one with a 0 among its frames, one without a
+ * stack; one sample each.
+ */
+static const uint64_t chain_frames[2][3] = { { 0x400205, 0x400305, 0x400401 },
+					     { 0x400205, 0, 0x400305 } };
+
+static int write_stack_profile(int fd)
+{
+	struct profile_meta m = { .hostname = "testhost", .arch = "x86_64", .argc = 2,
+				  .argv = test_argv, .freq_hz = 1000, .period_ns = MS,
+				  .start_time = T0, .flags = META_CALL_GRAPH };
+	struct profile_writer *w = profile_writer_open(fd, "mem", &m);
+	struct profile_stack st[2] = { { .nr_frames = 3, .frames = chain_frames[0] },
+				       { .nr_frames = 3, .frames = chain_frames[1] } };
+	struct profile_tsample ts = { .pid = PID, .tid = PID };
+	struct profile_record rec;
+
+	if (!w)
+		return -1;
+	rec = (struct profile_record){ .type = PROFILE_THREAD,
+				       .thread = { .time = T0, .pid = PID, .tid = PID } };
+	if (profile_write(w, &rec) < 0)
+		return -1;
+	for (int s = 0; s < 3; s++) {
+		ts.pc = 0x400100 + 16 * (uint64_t)s;
+		ts.cpu_ns = (uint64_t)(s + 1) * MS;
+		ts.stack = s < 2 ? &st[s] : NULL;
+		rec = (struct profile_record){ .type = PROFILE_SAMPLE,
+					       .sample = { .time = T0 + (uint64_t)(s + 1) * MS,
+							   .nr_threads = 1, .threads = &ts } };
+		if (profile_write(w, &rec) < 0)
+			return -1;
+	}
+	rec = (struct profile_record){ .type = PROFILE_TOTALS,
+				       .totals = { .wall_ns = 4 * MS, .samples = 3 } };
+	if (profile_write(w, &rec) < 0)
+		return -1;
+	return profile_writer_close(w);
+}
+
+/*
+ * The export of that profile (pipe mode: the attrs are records too): CALLCHAIN in the attr,
+ * user chains only, and each sample's chain the user context, the PC, then the callers one
+ * byte back (perf resolves them as they are), up to the 0.
+ */
+static void test_chains(void)
+{
+	char path[] = "/tmp/pperf-test-chains.XXXXXX";
+	int fd = mkstemp(path), ret, nr_samples = 0;
+	static const uint64_t want[3][5] = { { 5, 0x400100, 0x400204, 0x400304, 0x400400 },
+					     { 3, 0x400110, 0x400204 },
+					     { 2, 0x400120 } };
+	uint8_t *f;
+	size_t len, off = 16;
+
+	CHECK(fd >= 0 && write_stack_profile(fd) == 0, "cannot write the stack profile");
+	close(fd);
+	f = convert(path, PERFDATA_PIPE, &len, &ret);
+	CHECK(ret == 0 && len > 16, "convert");
+	while (off + 8 <= len) {
+		const struct perf_event_header *h = (const void *)(f + off);
+		const uint8_t *b = f + off + 8;
+
+		if (h->size < 8 || off + h->size > len)
+			break;
+		if (h->type == 64) { /* ATTR */
+			const struct perf_event_attr *a = (const void *)b;
+
+			CHECK((a->sample_type & PERF_SAMPLE_CALLCHAIN) && a->exclude_callchain_kernel &&
+				      !a->exclude_callchain_user && a->sample_max_stack,
+			      "attr sample_type %#llx", (unsigned long long)a->sample_type);
+		} else if (h->type == PERF_RECORD_SAMPLE && nr_samples < 3) {
+			const uint64_t *w = want[nr_samples++];
+			uint64_t nr = get64(b + 48);
+
+			CHECK(nr == w[0] && h->size == 56 + 8 * (nr + 1), "chain of %" PRIu64, nr);
+			CHECK(get64(b + 56) == (uint64_t)PERF_CONTEXT_USER, "user context first");
+			for (uint64_t i = 1; i < nr && i < w[0]; i++)
+				CHECK(get64(b + 56 + 8 * i) == w[i], "ips[%" PRIu64 "] %#" PRIx64, i,
+				      get64(b + 56 + 8 * i));
+		}
+		off += h->size;
+	}
+	CHECK(off == len && nr_samples == 3, "samples %d", nr_samples);
+	free(f);
+	/* without META_CALL_GRAPH (test_file's profile) the samples are 56 bytes: checked there */
+	unlink(path);
+}
+
 /* Errors: an unwritable output, a pipe in file mode, a corrupt profile. */
 static void test_errors(const char *profile)
 {
@@ -594,6 +685,7 @@ int main(int argc, char **argv)
 	close(fd);
 	test_file(path);
 	test_pipe(path);
+	test_chains();
 	test_errors(path);
 	test_damage(path);
 	unlink(path);
