@@ -40,6 +40,7 @@ struct info {
 	struct proc_info *procs;
 	size_t nr_procs, alloc_procs;
 	uint64_t samples, thread_samples, cpu_total, first, last;
+	uint64_t stacks, stack_frames, truncated, copies, copy_bytes; /* call stacks */
 	double *chan_total; /* per channel, in its unit */
 	struct profile_totals totals;
 	int have_totals;
@@ -113,6 +114,15 @@ static void take_record(struct info *in, const struct profile_record *rec, uint3
 				in->threads[s->slot].cpu_ns += s->cpu_delta;
 			}
 			in->cpu_total += s->cpu_delta;
+			if (s->stack) {
+				in->stacks++;
+				in->stack_frames += s->stack->nr_frames;
+				in->truncated += !!(s->stack->flags & STACK_TRUNCATED);
+			}
+			if (s->ustack) {
+				in->copies++;
+				in->copy_bytes += s->ustack->size;
+			}
 			for (uint32_t c = 0; s->deltas && c < nch; c++)
 				in->chan_total[c] += s->deltas[c];
 		}
@@ -206,6 +216,15 @@ static void print_info(const struct profile_reader *r, struct info *in, uint64_t
 	printf("thread-samples %12" PRIu64 " (%.2f bytes each)\n", in->thread_samples,
 	       in->thread_samples ? (double)bytes / (double)in->thread_samples : 0);
 	printf("cpu time       %12.3f s\n", (double)in->cpu_total / 1e9);
+	if (in->stacks)
+		printf("call stacks    %12" PRIu64 " (frame pointers: %.1f frames each, %.1f%% "
+		       "truncated)\n",
+		       in->stacks, (double)in->stack_frames / (double)in->stacks,
+		       100.0 * (double)in->truncated / (double)in->stacks);
+	if (in->copies)
+		printf("stack copies   %12" PRIu64 " (--call-graph dwarf: %.0f bytes copied each, unwound "
+		       "when read)\n",
+		       in->copies, (double)in->copy_bytes / (double)in->copies);
 
 	if (nch) {
 		printf("\n# channels\n");

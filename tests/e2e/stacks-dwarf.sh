@@ -13,10 +13,13 @@ idle_cpus >/dev/null
 "$PPERF" record -q --call-graph dwarf -F 2000 $RT -o "$T/cp.data" -- "$PROGS/callpaths-nofp" 1.0 \
 	>"$T/own" || fail "record --call-graph dwarf: exit $?"
 idle=$(idle_cpus)
+echo "idle CPUs while recording: $idle"
 fold "$T/cp.data" >"$T/cp.folded"
 cat "$T/own"
 sort -t' ' -k2 -nr "$T/cp.folded" | head -6
 "$PPERF" dump "$T/cp.data" | grep -q "ustack sp 0x[0-9a-f]* [0-9]* bytes" || fail "dump shows no stack copies"
+"$PPERF" info "$T/cp.data" | grep -q "^stack copies *[0-9]* (--call-graph dwarf: [0-9]* bytes copied each" ||
+	fail "info shows no stack copies: $("$PPERF" info "$T/cp.data" | grep -A2 'cpu time')"
 # Whole stacks, from _start: nearly all of the weight.
 awk '{ w = $NF; all += w } /^_start;/ { whole += w } END { printf "whole stacks: %.1f%%\n", 100 * whole / all
 	exit !(whole >= 0.95 * all) }' "$T/cp.folded" || fail "stacks not unwound to _start"

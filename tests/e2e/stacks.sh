@@ -9,6 +9,7 @@ idle_cpus >/dev/null
 "$PPERF" record -q -g -F 2000 $RT -o "$T/cp.data" -- "$PROGS/callpaths" 1.0 >"$T/own" ||
 	fail "record -g: exit $?"
 idle=$(idle_cpus)
+echo "idle CPUs while recording: $idle"
 "$PPERF" convert --to collapsed -i "$T/cp.data" -o "$T/cp.folded" || fail "convert --to collapsed"
 cat "$T/own"
 sort -t' ' -k2 -nr "$T/cp.folded" | head -8
@@ -41,6 +42,8 @@ awk -v a="$(col a 1)" 'BEGIN { exit !(a >= 90) }' || fail "a() inclusive $(col a
 expect_eq "c: inclusive = self" "$(col c 1)" "$(col c 2)"
 awk -v d="$(col d 1)" -v b="$(col b 1)" 'BEGIN { exit !(d > b && d > 0) }' || fail "d $(col d 1)% vs b $(col b 1)%"
 "$PPERF" dump "$T/cp.data" | grep -q "stack [0-9]* frames" || fail "dump shows no stacks"
+"$PPERF" info "$T/cp.data" | grep -q "^call stacks *[0-9]* (frame pointers: [0-9.]* frames each" ||
+	fail "info shows no stacks: $("$PPERF" info "$T/cp.data" | grep -A2 'cpu time')"
 # Without frame pointers (the test tool, built -O2 without them): stacks end, marked or short.
 "$PPERF" record -q -g -o "$T/nofp.data" -- "$PROGS/cpu2" 0.3 >/dev/null || fail "record -g without frame pointers"
 "$PPERF" convert --to collapsed -i "$T/nofp.data" >/dev/null || fail "collapsed of a profile without frame pointers"
