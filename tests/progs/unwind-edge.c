@@ -1,7 +1,7 @@
 // build: -fomit-frame-pointer
 /*
  * Stacks that unwinding must end cleanly on or follow right:
- *   unwind-edge handler [SECONDS]  work in a signal handler (SIGPROF every 5 ms of CPU time)
+ *   unwind-edge handler [SECONDS]  work in a signal handler (3 ms of CPU on SIGALRM every 20 ms)
  *                                  interrupting work in loop(): handler_work is called from
  *                                  on_signal, which the signal frame links to loop()
  *   unwind-edge coro [SECONDS]     work on a stack of the program's own (makecontext), whose
@@ -27,10 +27,20 @@ static double cpu_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* 3 ms of CPU time, so that samples find it even on a busy machine (clock_gettime is
+ * async-signal-safe) */
 __attribute__((noinline)) static void handler_work(void)
 {
-	for (int i = 0; i < 2000000; i++)
-		sink += (unsigned long)i;
+	struct timespec ts;
+	double end;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	end = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + 0.003;
+	do {
+		for (int i = 0; i < 10000; i++)
+			sink += (unsigned long)i;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	} while ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 < end);
 }
 
 __attribute__((noinline)) static void on_signal(int sig)
@@ -64,13 +74,13 @@ int main(int argc, char **argv)
 		seconds = atof(argv[2]);
 	if (argc > 1 && !strcmp(argv[1], "handler")) {
 		struct sigaction sa;
-		struct itimerval it = { { 0, 5000 }, { 0, 5000 } };
+		struct itimerval it = { { 0, 20000 }, { 0, 20000 } };
 
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_signal;
 		sa.sa_flags = SA_RESTART;
-		sigaction(SIGPROF, &sa, NULL);
-		setitimer(ITIMER_PROF, &it, NULL);
+		sigaction(SIGALRM, &sa, NULL);
+		setitimer(ITIMER_REAL, &it, NULL);
 		loop();
 		return 0;
 	}
