@@ -81,7 +81,10 @@ within "$cd_" "$d" 0.01 || fail "--callers c: d $cd_% of all, tree $d%"
 for f in b d rec via_ptr; do
 	grep -q ",callee,$f\$" "$T/callees.csv" || fail "--callees a lacks $f: $(cat "$T/callees.csv")"
 done
-grep -q ',callee,c$' "$T/callees.csv" && fail "--callees a lists c (called by b and d, not a)"
+# c is called by b and d, not a; a frame-pointer walk that stops c in its prologue or epilogue
+# (before its frame exists) sees a as its caller: at most a few samples in a thousand.
+awk -F, '$5 == "callee" && $6 == "c" && $1 > 1 { exit 1 }' "$T/callees.csv" ||
+	fail "--callees a lists c (called by b and d, not a): $(cat "$T/callees.csv")"
 # Recursion once per sample: every sample in rec has a as a caller, and shares stay <= 100%.
 "$PPERF" report --callers rec --callees rec --format csv "$T/cp.data" >"$T/rec.csv" || fail "--callers rec"
 awk -F, 'NR == 1 { next } $5 == "caller" && $6 == "a" && $1 >= 99.9 { ok = 1 } $1 > 100.0001 { bad = 1 } END { exit !(ok && !bad) }' \
