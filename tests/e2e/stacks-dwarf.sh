@@ -59,9 +59,9 @@ awk '/;compare [0-9]+$/ { w = $NF; all += w; if ($0 ~ /^_start;.*;main;sort_all;
 "$PPERF" record -q $RT --call-graph dwarf -o "$T/sig.data" -- "$PROGS/unwind-edge" handler 0.5 ||
 	fail "record handler"
 fold "$T/sig.data" >"$T/sig.folded"
-grep -q '^_start;.*;main;loop;\(.*;\)\?__restore_rt;on_signal;handler_work [0-9]*$' "$T/sig.folded" ||
+grep -q '^_start;.*;main;loop;\(.*;\)\?__restore_rt;on_signal;handler_work\(;[^ ]*\)\? [0-9]*$' "$T/sig.folded" ||
 	fail "no handler stack through the signal frame: $(grep handler_work "$T/sig.folded" | head -3)"
-grep 'handler_work [0-9]*$' "$T/sig.folded" | grep -v '^\[truncated\]' | grep -qv ';on_signal;handler_work ' &&
+grep ';handler_work[; ]' "$T/sig.folded" | grep -v '^\[truncated\]' | grep -qv ';on_signal;handler_work[; ]' &&
 	fail "handler_work with a caller other than on_signal: $(grep handler_work "$T/sig.folded")"
 
 # A stack of the program's own (makecontext): whatever is above coro_work, never main.
