@@ -33,7 +33,8 @@ awk '/\[\.\] a *$/ { inc = 1; next } inc && /\[\.\]/ { exit } inc { print }' "$T
 for f in d b rec via_ptr; do
 	grep -q -- "--$f\$" "$T/a" || fail "$f not under a in perf report --children: $(cat "$T/a")"
 done
-grep -A1 -- '--via_ptr$' "$T/a" | grep -q ' spin$' || fail "via_ptr does not call spin: $(cat "$T/a")"
+# (spin may not be via_ptr's only callee: a leaf in its prologue shows as its caller's.)
+grep -A3 -- '--via_ptr$' "$T/a" | grep -q -- '[ -]spin$' || fail "via_ptr does not call spin: $(cat "$T/a")"
 # perf's inclusive shares are pperf's, per function.
 report -i "$T/cp.perf" --children -g none --sort sym >"$T/children"
 "$PPERF" report --children --sort sym --format csv "$T/cp.data" >"$T/ours.csv" || fail "pperf report --children"
