@@ -24,13 +24,18 @@ static const char convert_perf_usage[] =
 	"since its previous sample, at its PC), pperf:wall-time with --wall, and one per PMU\n"
 	"channel (system-wide energy split over the threads that ran, by CPU time). Profiles\n"
 	"recorded with call stacks (-g, --call-graph dwarf: unwound here) give every sample its\n"
-	"call chain, for perf report -g and perf script.\n"
+	"call chain, for perf report -g and perf script; with --perf-unwind, stack copies go to\n"
+	"perf as registers and stack for perf's own unwinder.\n"
 	"\n"
 	"  -i, --input PROFILE  the profile (default pperf.data; '-': standard input)\n"
 	"  -o, --output OUT     the perf.data to write (default perf.data); '-' writes perf's\n"
 	"                       pipe mode to standard output (perf report -i -)\n"
 	"      --wall           add pperf:wall-time: every thread at every sample, blocked ones\n"
 	"                       too, period = wall ns since its previous sample (off-CPU time)\n"
+	"      --perf-unwind    for a profile recorded with --call-graph dwarf: export each\n"
+	"                       sample's registers and stack copy (PERF_SAMPLE_REGS_USER and\n"
+	"                       STACK_USER, as perf record --call-graph dwarf writes them) and\n"
+	"                       let perf unwind them, instead of pperf's unwound chains\n"
 	"  -f, --force          overwrite OUT if it exists\n"
 	"  -v, --verbose        print what was converted\n"
 	"  -h, --help           show this help\n";
@@ -47,6 +52,7 @@ static void parse_args(int argc, char **argv, struct convert_perf_args *a)
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "wall", no_argument, NULL, 'W' },
+		{ "perf-unwind", no_argument, NULL, 'U' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -66,6 +72,9 @@ static void parse_args(int argc, char **argv, struct convert_perf_args *a)
 			break;
 		case 'W':
 			a->flags |= PERFDATA_WALL;
+			break;
+		case 'U':
+			a->flags |= PERFDATA_PERF_UNWIND;
 			break;
 		case 'f':
 			a->force = 1;
@@ -185,8 +194,9 @@ int cmd_convert_perf(int argc, char **argv)
 		struct unwound u = { .sym = symbolizer_new(&so), .arch = m->arch };
 		struct perfdata_stack_source src = { unwound_record, unwound_frames, &u };
 
+		/* --perf-unwind: the stack copies go out as they are, perf unwinds */
 		ret = perfdata_convert_stacks(r, fd, pipe ? "standard output" : a.output, a.flags,
-					      &src, &st);
+					      a.flags & PERFDATA_PERF_UNWIND ? NULL : &src, &st);
 		unwinder_free(u.unw);
 		symbolizer_free(u.sym);
 	}

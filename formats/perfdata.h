@@ -42,6 +42,13 @@ struct perfdata_header_info {
 	uint64_t clock_res_ns, ref_clock_ns, ref_wall_ns;
 	int has_clock;
 	int callchain; /* every event's samples carry a call chain (PERF_SAMPLE_CALLCHAIN) */
+	/*
+	 * Registers and stack for perf to unwind (PERF_SAMPLE_REGS_USER | STACK_USER) when
+	 * regs_user is not 0: the perf register mask of the recording machine's architecture,
+	 * and the stack size the attributes announce. The chains are then left empty.
+	 */
+	uint64_t regs_user;
+	uint32_t stack_user;
 };
 
 /* The features we write, by perf's bit number (perf's util/header.h). */
@@ -89,6 +96,11 @@ struct perfdata_sample {
 	uint64_t time, ip, period;
 	const uint64_t *callers;
 	uint32_t nr_callers;
+	/* With info->regs_user: the registers in the mask's bit order (NULL: none), and the
+	 * stack from the stack pointer up (cut to what fits in a record). */
+	const uint64_t *regs;
+	const uint8_t *stack;
+	uint32_t stack_size;
 };
 int perfdata_write_sample(struct perfdata_writer *w, const struct perfdata_sample *s);
 
@@ -126,6 +138,9 @@ void perfdata_writer_abort(struct perfdata_writer *w);
 enum perfdata_convert_flags {
 	PERFDATA_WALL = 1 << 0, /* add the wall-clock event */
 	PERFDATA_PIPE = 1 << 1, /* write pipe mode */
+	/* stack copies (--call-graph dwarf) as registers and stack, unwound by perf; every
+	 * mapped ELF file's other segments get their MMAP2 (perf reads .eh_frame_hdr there) */
+	PERFDATA_PERF_UNWIND = 1 << 2,
 };
 
 struct perfdata_convert_stats {

@@ -3,21 +3,31 @@
  * records perf needs to name threads and resolve PCs, and the feature headers from META.
  * Streams record by record: memory grows with threads, channels and mapped files only.
  */
+#include <elf.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../lib/buildid.h"
+#include "../lib/elfload.h"
 #include "../lib/util.h"
 #include "perfdata.h"
 
 /* Our events' PERF_TYPE_SOFTWARE configs: above every kernel software event. */
 #define CONFIG_BASE 0x1000
 #define MAX_SLOTS (1u << 24)
+/* perf's register masks (arch/.../include/uapi/asm/perf_regs.h): x86-64's AX-SS and R8-R15,
+ * AArch64's X0-X30, SP and PC */
+#define REGS_X86_64 0xff0fffULL
+#define REGS_AARCH64 ((1ULL << 33) - 1)
+#define MAX_PERF_REGS 33
+/* What the attributes announce of the stack: the most a sample may hold (record's limit). */
+#define STACK_USER_SIZE 65528
 
 /* How a channel's per-interval quantity becomes an integer period. */
 struct channel_conv {
@@ -25,6 +35,11 @@ struct channel_conv {
 	double factor;	  /* period = quantity in the channel's unit (x seconds) * factor */
 	int integrate;	  /* per-thread readings (instant): multiply by the interval */
 	uint32_t scope;
+};
+
+struct checked_file {
+	char *path;
+	int ok; /* there and unchanged */
 };
 
 struct thread_state {
@@ -47,12 +62,15 @@ struct conv {
 	uint64_t prev_time; /* of the previous sample */
 	struct perfdata_header_info info;
 	char *version;
-	char **files; /* mapped files already checked */
+	struct checked_file *files; /* mapped files already checked */
 	size_t nr_files, alloc_files;
+	int aarch64;			   /* with PERFDATA_PERF_UNWIND: the registers' layout */
+	uint64_t regs[MAX_PERF_REGS];	   /* of the thread-sample being converted */
 	struct perfdata_convert_stats *st;
 	const struct perfdata_stack_source *src; /* NULL: the recorded frames */
 	const uint64_t *callers; /* of the thread-sample being converted */
 	uint32_t nr_callers;
+	const struct profile_ustack *ustack;
 };
 
 /*
@@ -158,6 +176,21 @@ static int start(struct conv *c, int fd, const char *name)
 	}
 	fill_info(c, m);
 	c->info.callchain = !!(m->flags & META_CALL_GRAPH);
+	if (c->flags & PERFDATA_PERF_UNWIND) {
+		if (!c->info.callchain)
+			return error("the profile holds no call stacks; for perf to unwind them, "
+				     "record with --call-graph dwarf");
+		if (!strcmp(c->info.arch, "x86_64")) {
+			c->info.regs_user = REGS_X86_64;
+		} else if (!strcmp(c->info.arch, "aarch64")) {
+			c->info.regs_user = REGS_AARCH64;
+			c->aarch64 = 1;
+		} else {
+			return error("perf cannot be given the registers of %s stacks (pperf knows "
+				     "those of x86_64 and aarch64)", c->info.arch);
+		}
+		c->info.stack_user = STACK_USER_SIZE;
+	}
 	c->prev_time = m->start_time;
 	c->w = perfdata_writer_open(fd, name, !!(c->flags & PERFDATA_PIPE), c->events,
 				    c->nr_events, &c->info);
@@ -195,6 +228,11 @@ static int emit(struct conv *c, uint32_t event, const struct profile_tsample *t,
 		.nr_callers = c->nr_callers,
 	};
 
+	if (c->ustack) {
+		s.regs = c->regs;
+		s.stack = c->ustack->data;
+		s.stack_size = c->ustack->size;
+	}
 	if (!period)
 		return 0;
 	c->st->perf_samples++;
@@ -219,6 +257,50 @@ static int emit_amount(struct conv *c, uint32_t event, const struct profile_tsam
 	return emit(c, event, t, time, (uint64_t)whole);
 }
 
+/*
+ * A stack copy's registers, recorded by DWARF number, in the order of perf's register mask
+ * (ascending bits); registers no unwinder reads (flags, segments) are 0. The PC is the sample's.
+ * 0 if the copy has too few registers.
+ */
+static int perf_regs(struct conv *c, const struct profile_tsample *t)
+{
+	const uint64_t *d = t->ustack->regs;
+	uint64_t *r = c->regs;
+
+	if (c->aarch64) {
+		if (t->ustack->nr_regs < 32)
+			return 0;
+		memcpy(r, d, 32 * sizeof(*r)); /* x0-x30, sp */
+		r[32] = t->pc;
+		return 1;
+	}
+	if (t->ustack->nr_regs < 17)
+		return 0;
+	/* perf: AX BX CX DX SI DI BP SP IP FLAGS CS SS R8-R15; DWARF: ax dx cx bx si di bp sp r8-r15 */
+	r[0] = d[0];
+	r[1] = d[3];
+	r[2] = d[2];
+	r[3] = d[1];
+	memcpy(r + 4, d + 4, 4 * sizeof(*r)); /* si di bp sp */
+	r[8] = t->pc;
+	r[9] = r[10] = r[11] = 0;
+	memcpy(r + 12, d + 8, 8 * sizeof(*r));
+	return 1;
+}
+
+/* A thread-sample's stack for perf to unwind: its copy, or none (a thread asleep). */
+static int perf_unwind_stack(struct conv *c, const struct profile_tsample *t)
+{
+	c->ustack = NULL;
+	if (t->stack)
+		return error("the profile's call stacks were walked by frame pointers (-g) when "
+			     "recorded: convert without --perf-unwind (their chains are exported "
+			     "as they are)");
+	if (t->ustack && perf_regs(c, t))
+		c->ustack = t->ustack;
+	return 0;
+}
+
 static int convert_sample(struct conv *c, const struct profile_sample *s)
 {
 	uint64_t cpu_sum = 0;
@@ -237,7 +319,10 @@ static int convert_sample(struct conv *c, const struct profile_sample *s)
 			return -1;
 		c->callers = NULL;
 		c->nr_callers = 0;
-		if (c->info.callchain && c->src && c->src->frames) {
+		if (c->info.regs_user) {
+			if (perf_unwind_stack(c, t) < 0)
+				return -1;
+		} else if (c->info.callchain && c->src && c->src->frames) {
 			c->nr_callers = c->src->frames(c->src->ctx, t, &c->callers);
 		} else if (c->info.callchain && t->stack) {
 			c->callers = t->stack->frames;
@@ -280,32 +365,34 @@ static int convert_sample(struct conv *c, const struct profile_sample *s)
  * A mapped file is checked once: perf needs it (with the same build-id) to name symbols.
  * A missing or changed file is a warning: the export stays valid, its PCs unresolved.
  */
-static void check_file(struct conv *c, const struct profile_mmap *m)
+static int check_file(struct conv *c, const struct profile_mmap *m)
 {
 	uint8_t id[BUILD_ID_MAX];
 	char want[2 * BUILD_ID_MAX + 1], got[2 * BUILD_ID_MAX + 1];
+	struct checked_file *f;
 	int n;
 
 	if (m->path[0] == '[' || !m->path[0])
-		return; /* [vdso], [anon:...]: no file */
+		return 0; /* [vdso], [anon:...]: no file */
 	for (size_t i = 0; i < c->nr_files; i++)
-		if (!strcmp(c->files[i], m->path))
-			return;
+		if (!strcmp(c->files[i].path, m->path))
+			return c->files[i].ok;
 	ALLOC_GROW(c->files, c->alloc_files, c->nr_files + 1);
-	c->files[c->nr_files++] = xstrdup(m->path);
+	f = &c->files[c->nr_files++];
+	*f = (struct checked_file){ xstrdup(m->path), 0 };
 	if (m->path[0] != '/') {
 		c->st->missing_files++;
 		warning("'%s' (mapped by pid %u) has no directory in the profile (upstream profiles "
 			"keep file names only); perf will not resolve its symbols",
 			m->path, m->pid);
-		return;
+		return 0;
 	}
 	n = read_build_id(m->path, id);
 	if (n < 0) {
 		c->st->missing_files++;
 		warning("cannot read '%s' (mapped by pid %u): %s; perf will not resolve its symbols",
 			m->path, m->pid, strerror(errno));
-		return;
+		return 0;
 	}
 	if (m->build_id_size && ((uint32_t)n != m->build_id_size ||
 				 memcmp(id, m->build_id, (size_t)n))) {
@@ -314,7 +401,65 @@ static void check_file(struct conv *c, const struct profile_mmap *m)
 			"not resolve its symbols",
 			m->path, build_id_hex(m->build_id, m->build_id_size, want),
 			n ? build_id_hex(id, (size_t)n, got) : "none");
+		return 0;
 	}
+	f->ok = 1;
+	return 1;
+}
+
+#define PAGE_4K 4096ULL
+/* The largest page a file offset is rounded down by in a mapping (AArch64's 64 KiB). */
+#define PAGE_MAX 65536ULL
+
+/*
+ * The other segments of an ELF file whose code m maps, where its loader put them beside the
+ * code: perf's unwinder reads .eh_frame_hdr, in the read-only segment of current linkers,
+ * through the maps it knows. The code's segment gives the load bias; each other segment's
+ * file-backed part is mapped in 4 KiB pages (a part of it on a machine with larger pages,
+ * which resolves all the same). Written once for each map of code, with its time.
+ */
+static int write_segments(struct conv *c, const struct profile_mmap *m)
+{
+	struct elf_load l[ELF_MAX_LOADS];
+	const struct elf_load *x = NULL;
+	uint64_t bias, mend = m->start + m->len;
+	int n = read_elf_loads(m->path, l);
+
+	for (int i = 0; i < n && !x; i++)
+		if ((l[i].flags & PF_X) && l[i].offset >= m->pgoff && l[i].offset - m->pgoff < PAGE_MAX)
+			x = &l[i];
+	if (!x)
+		return 0;
+	bias = m->start + (x->offset - m->pgoff) - x->vaddr;
+	for (int i = 0; i < n; i++) {
+		struct profile_mmap s = *m;
+		uint64_t skip = l[i].vaddr & (PAGE_4K - 1), start, end;
+
+		/* code segments have maps of their own in the profile */
+		if ((l[i].flags & PF_X) || !l[i].filesz || skip != (l[i].offset & (PAGE_4K - 1)))
+			continue;
+		start = bias + l[i].vaddr - skip;
+		end = (bias + l[i].vaddr + l[i].filesz + PAGE_4K - 1) & ~(PAGE_4K - 1);
+		s.pgoff = l[i].offset - skip;
+		if (start < mend && end > m->start) { /* sharing a page with the code's map */
+			if (start >= m->start && end <= mend)
+				continue;
+			if (start < m->start) {
+				end = m->start;
+			} else {
+				s.pgoff += mend - start;
+				start = mend;
+			}
+		}
+		if (end <= start)
+			continue;
+		s.start = start;
+		s.len = end - start;
+		s.prot = PROT_READ | (l[i].flags & PF_W ? PROT_WRITE : 0);
+		if (perfdata_write_mmap(c->w, &s) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int convert_record(struct conv *c, const struct profile_record *rec)
@@ -347,12 +492,18 @@ static int convert_record(struct conv *c, const struct profile_record *rec)
 	case PROFILE_COMM:
 		return perfdata_write_comm(c->w, rec->comm.time, rec->comm.pid, rec->comm.tid,
 					   rec->comm.name, rec->comm.exec);
-	case PROFILE_MMAP:
-		check_file(c, &rec->mmap);
+	case PROFILE_MMAP: {
+		int ok = check_file(c, &rec->mmap);
+
 		if (rec->mmap.path[0] == '/')
 			perfdata_add_build_id(c->w, rec->mmap.path, rec->mmap.build_id,
 					      rec->mmap.build_id_size);
-		return perfdata_write_mmap(c->w, &rec->mmap);
+		if (perfdata_write_mmap(c->w, &rec->mmap) < 0)
+			return -1;
+		if (ok && c->info.regs_user && (rec->mmap.prot & PROT_EXEC))
+			return write_segments(c, &rec->mmap);
+		return 0;
+	}
 	case PROFILE_SAMPLE:
 		return convert_sample(c, &rec->sample);
 	default:
@@ -372,7 +523,7 @@ static void conv_release(struct conv *c)
 		free(c->threads[i].rem);
 	free(c->threads);
 	for (size_t i = 0; i < c->nr_files; i++)
-		free(c->files[i]);
+		free(c->files[i].path);
 	free(c->files);
 	free(c->version);
 }

@@ -6,6 +6,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../lib/util.h"
@@ -193,6 +194,16 @@ static void make_attr(const struct perfdata_writer *w, const struct perfdata_eve
 		a.exclude_callchain_kernel = 1;
 		a.sample_max_stack = PERFDATA_MAX_CHAIN;
 	}
+	if (w->info && w->info->regs_user) {
+		/* as perf record --call-graph dwarf: an empty chain (perf report -g wants one),
+		 * the user registers and stack to unwind */
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+				 PERF_SAMPLE_STACK_USER;
+		a.exclude_callchain_kernel = 1;
+		a.exclude_callchain_user = 1;
+		a.sample_regs_user = w->info->regs_user;
+		a.sample_stack_user = w->info->stack_user;
+	}
 	a.sample_id_all = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
@@ -253,15 +264,39 @@ static uint32_t chain_length(const struct perfdata_sample *s)
 	return n;
 }
 
+/*
+ * The bytes of a sample's stack that go into its record: with the rest of the record, at most
+ * a record's largest size (as the kernel cuts its own dumps), in whole words.
+ */
+static uint32_t stack_room(const struct perfdata_sample *s, size_t size, uint32_t *padded)
+{
+	uint32_t n = s->stack ? s->stack_size : 0;
+	size_t room = 0xffff - size - 16; /* the stack's size and valid bytes */
+
+	room &= ~(size_t)7;
+	if (n > room)
+		n = (uint32_t)room;
+	*padded = (n + 7) & ~(uint32_t)7;
+	return n;
+}
+
 int perfdata_write_sample(struct perfdata_writer *w, const struct perfdata_sample *s)
 {
-	int chain = w->info && w->info->callchain;
-	uint32_t nr = chain ? chain_length(s) : 0;
+	int chain = w->info && w->info->callchain && !w->info->regs_user;
+	uint64_t mask = w->info ? w->info->regs_user : 0;
+	uint32_t nr = chain ? chain_length(s) : 0, nr_regs = 0, stack = 0, padded = 0;
 	size_t size = SAMPLE_SIZE + (chain ? 8 * (3 + (size_t)nr) : 0);
-	uint8_t *p = out_reserve(w, size);
+	uint8_t *p;
 	uint64_t id = event_id(s->event);
 	uint64_t time = ordered_time(w, s->time);
 
+	if (mask) {
+		nr_regs = s->regs ? (uint32_t)__builtin_popcountll(mask) : 0;
+		size += 8 + 8 + 8 * (size_t)nr_regs; /* the empty chain, the regs' ABI and values */
+		stack = stack_room(s, size, &padded);
+		size += 8 + (stack ? padded + 8 : 0);
+	}
+	p = out_reserve(w, size);
 	if (!p)
 		return -1;
 	/* MISC_USER: with 0 perf resolves nothing. Field order is perf_event.h's. */
@@ -286,6 +321,17 @@ int perfdata_write_sample(struct perfdata_writer *w, const struct perfdata_sampl
 		p = put64(p, s->ip);
 		for (uint32_t i = 0; i < nr; i++)
 			p = put64(p, s->callers[i] - 1);
+	}
+	if (mask) {
+		p = put64(p, 0); /* no chain: perf unwinds */
+		p = put64(p, nr_regs ? PERF_SAMPLE_REGS_ABI_64 : PERF_SAMPLE_REGS_ABI_NONE);
+		for (uint32_t i = 0; i < nr_regs; i++)
+			p = put64(p, s->regs[i]);
+		p = put64(p, padded);
+		if (stack) {
+			memcpy(p, s->stack, stack); /* the padding is out_reserve's zeros */
+			p = put64(p + padded, stack);
+		}
 	}
 	if (!w->first_sample)
 		w->first_sample = time;
@@ -356,6 +402,8 @@ int perfdata_write_mmap(struct perfdata_writer *w, const struct profile_mmap *m)
 
 	if (bsize)
 		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+	if (!(m->prot & PROT_EXEC))
+		misc |= PERF_RECORD_MISC_MMAP_DATA; /* as the kernel marks a map of data */
 	p = out_reserve(w, size);
 	if (!p)
 		return -1;

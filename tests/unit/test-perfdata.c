@@ -499,6 +499,155 @@ static void test_chains(void)
 	unlink(path);
 }
 
+/*
+ * --perf-unwind: a profile recorded with --call-graph dwarf, its code this test's own (so the
+ * segments the export adds can be checked against this process's memory); one thread-sample
+ * with registers and 21 bytes of stack, one without a copy.
+ */
+static const uint8_t ustack_bytes[21] = "0123456789abcdefghijk";
+
+static int write_ustack_profile(int fd, uint64_t *code_start)
+{
+	struct profile_meta m = { .hostname = "testhost", .arch = "x86_64", .argc = 2,
+				  .argv = test_argv, .freq_hz = 1000, .period_ns = MS,
+				  .start_time = T0, .flags = META_CALL_GRAPH };
+	struct profile_writer *w;
+	uint64_t regs[17];
+	struct profile_ustack u = { .nr_regs = 17, .regs = regs, .sp = 0x7ff000, .size = 21,
+				    .data = ustack_bytes };
+	struct profile_tsample ts = { .pid = PID, .tid = PID, .pc = 0x401234 };
+	struct profile_record rec = { .type = PROFILE_MMAP };
+	char line[4096], file[4096];
+	unsigned long long lo = 0, hi = 0, off = 0;
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	while (maps && !found && fgets(line, sizeof(line), maps))
+		found = sscanf(line, "%llx-%llx r-xp %llx %*x:%*x %*u %4095s", &lo, &hi, &off,
+			       file) == 4;
+	if (maps)
+		fclose(maps);
+	w = found ? profile_writer_open(fd, "mem", &m) : NULL;
+	if (!w)
+		return -1;
+	*code_start = lo;
+	for (int i = 0; i < 17; i++)
+		regs[i] = 0x1000 + (uint64_t)i; /* DWARF register i */
+	rec.mmap = (struct profile_mmap){ .time = T0, .pid = PID, .start = lo, .len = hi - lo,
+					  .pgoff = off, .prot = PROT_READ | PROT_EXEC,
+					  .flags = MAP_PRIVATE, .path = file };
+	rec.mmap.build_id_size = (uint32_t)read_build_id(file, rec.mmap.build_id);
+	if (profile_write(w, &rec) < 0)
+		return -1;
+	rec = (struct profile_record){ .type = PROFILE_THREAD,
+				       .thread = { .time = T0, .pid = PID, .tid = PID } };
+	if (profile_write(w, &rec) < 0)
+		return -1;
+	for (int s = 0; s < 2; s++) {
+		ts.cpu_ns = (uint64_t)(s + 1) * MS;
+		ts.ustack = s ? NULL : &u;
+		rec = (struct profile_record){ .type = PROFILE_SAMPLE,
+					       .sample = { .time = T0 + (uint64_t)(s + 1) * MS,
+							   .nr_threads = 1, .threads = &ts } };
+		if (profile_write(w, &rec) < 0)
+			return -1;
+	}
+	rec = (struct profile_record){ .type = PROFILE_TOTALS,
+				       .totals = { .wall_ns = 3 * MS, .samples = 2 } };
+	if (profile_write(w, &rec) < 0)
+		return -1;
+	return profile_writer_close(w);
+}
+
+/*
+ * Its export: REGS_USER | STACK_USER with x86-64's mask, an empty chain, the registers in
+ * perf's order (AX BX CX DX SI DI BP SP IP FLAGS CS SS R8-R15), the stack padded to words with
+ * its valid size after it; a sample without a copy has neither. Beside the code's map, the
+ * binary's other segments, each mapping the file's bytes at its offset where this process
+ * has them (the read-only ones compared byte for byte).
+ */
+static void test_perf_unwind(void)
+{
+	static const int dwarf_of_perf[20] = { 0, 3, 2, 1, 4, 5, 6, 7, -1, -2, -2, -2,
+					       8, 9, 10, 11, 12, 13, 14, 15 };
+	char path[] = "/tmp/pperf-test-ustack.XXXXXX";
+	int fd = mkstemp(path), ret, nr_samples = 0, nr_segments = 0, nr_compared = 0;
+	uint64_t code = 0;
+	uint8_t *f;
+	size_t len, off = 16;
+
+	CHECK(fd >= 0 && write_ustack_profile(fd, &code) == 0, "cannot write the ustack profile");
+	close(fd);
+	f = convert(path, PERFDATA_PIPE | PERFDATA_PERF_UNWIND, &len, &ret);
+	CHECK(ret == 0 && len > 16, "convert");
+	while (off + 8 <= len) {
+		const struct perf_event_header *h = (const void *)(f + off);
+		const uint8_t *b = f + off + 8;
+
+		if (h->size < 8 || off + h->size > len)
+			break;
+		if (h->type == 64) { /* ATTR */
+			const struct perf_event_attr *a = (const void *)b;
+			uint64_t want = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+					PERF_SAMPLE_STACK_USER;
+
+			CHECK((a->sample_type & want) == want && a->exclude_callchain_user &&
+				      a->sample_regs_user == 0xff0fff && a->sample_stack_user,
+			      "attr sample_type %#llx", (unsigned long long)a->sample_type);
+		} else if (h->type == PERF_RECORD_SAMPLE && nr_samples < 2) {
+			const uint8_t *q = b + 48;
+
+			CHECK(get64(q) == 0, "chain of %" PRIu64 ", want none", get64(q));
+			q += 8;
+			if (nr_samples++ == 0) {
+				CHECK(get64(q) == PERF_SAMPLE_REGS_ABI_64, "abi %" PRIu64, get64(q));
+				for (int i = 0; i < 20; i++) {
+					int d = dwarf_of_perf[i];
+					uint64_t want = d >= 0 ? 0x1000 + (uint64_t)d : d == -1 ? 0x401234 : 0;
+
+					CHECK(get64(q + 8 + 8 * i) == want, "perf reg %d: %#" PRIx64, i,
+					      get64(q + 8 + 8 * i));
+				}
+				q += 8 + 20 * 8;
+				CHECK(get64(q) == 24 && !memcmp(q + 8, ustack_bytes, 21) &&
+					      !q[29] && !q[30] && !q[31] && get64(q + 32) == 21,
+				      "stack: size %" PRIu64 ", dyn_size %" PRIu64, get64(q),
+				      get64(q + 32));
+				CHECK(h->size == 8 + 48 + 8 + 8 + 160 + 8 + 24 + 8, "size %u", h->size);
+			} else {
+				CHECK(get64(q) == 0 && get64(q + 8) == 0 && h->size == 8 + 48 + 24,
+				      "no regs and stack: abi %" PRIu64 ", size %u", get64(q), h->size);
+			}
+		} else if (h->type == PERF_RECORD_MMAP2 && get64(b + 8) != code) {
+			/* pid tid start len pgoff (build-id or dev/inode) prot flags path */
+			uint64_t start = get64(b + 8), n = get64(b + 16), pgoff = get64(b + 24);
+			uint32_t prot = get32(b + 56);
+			int file = open((const char *)b + 64, O_RDONLY);
+			uint8_t want[256];
+
+			nr_segments++;
+			CHECK(!(prot & PROT_EXEC) && (h->misc & PERF_RECORD_MISC_MMAP_DATA),
+			      "segment prot %u misc %#x", prot, h->misc);
+			CHECK(file >= 0 && pread(file, want, sizeof(want), (off_t)pgoff) == sizeof(want),
+			      "read '%s'", (const char *)b + 64);
+			if (!(prot & PROT_WRITE) && n >= sizeof(want)) {
+				CHECK(!memcmp((const void *)(uintptr_t)start, want, sizeof(want)),
+				      "segment at %#" PRIx64 " is not the file's bytes at %#" PRIx64,
+				      start, pgoff);
+				nr_compared++;
+			}
+			if (file >= 0)
+				close(file);
+		}
+		off += h->size;
+	}
+	CHECK(off == len && nr_samples == 2, "samples %d", nr_samples);
+	CHECK(nr_segments >= 2 && nr_compared >= 1, "%d segments, %d read-only", nr_segments,
+	      nr_compared);
+	free(f);
+	unlink(path);
+}
+
 /* Errors: an unwritable output, a pipe in file mode, a corrupt profile. */
 static void test_errors(const char *profile)
 {
@@ -686,6 +835,7 @@ int main(int argc, char **argv)
 	test_file(path);
 	test_pipe(path);
 	test_chains();
+	test_perf_unwind();
 	test_errors(path);
 	test_damage(path);
 	unlink(path);

@@ -1,0 +1,18 @@
+/* The loadable segments of an ELF file: what the loader maps of it (no libelf needed). */
+#ifndef PPERF_ELFLOAD_H
+#define PPERF_ELFLOAD_H
+
+#include <stdint.h>
+
+#define ELF_MAX_LOADS 16
+
+struct elf_load {
+	uint64_t vaddr, offset, filesz, memsz;
+	uint32_t flags; /* PF_R | PF_W | PF_X */
+};
+
+/* The PT_LOAD segments of the ELF file at path into out, in file order. Returns their number
+ * (at most ELF_MAX_LOADS), 0 if the file is not ELF, -1 if it cannot be read (errno set). */
+int read_elf_loads(const char *path, struct elf_load out[ELF_MAX_LOADS]);
+
+#endif
