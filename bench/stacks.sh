@@ -12,6 +12,7 @@ runs=${2:-5}
 pperf=$build/pperf
 tmp=$(mktemp -d /tmp/pperf-bench-stacks.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+: >"$tmp/rb"; : >"$tmp/rf"
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "## Call stacks: cost of recording them (2 s of a 40-deep call chain at 1 kHz)"
@@ -35,6 +36,14 @@ for prog in deep-fp deep-nofp; do
 				echo "$t0 $t1 $n" | awk '{ printf "%.1f\n", $3 ? ($2 - $1) / 1e3 / $3 : 0 }' >>"$tmp/u"
 				awk '{ k = split($1, f, ";"); s += (k - 1) * $2; m += $2 } END { printf "%.1f\n", m ? s / m : 0 }' \
 					"$tmp/folded" >>"$tmp/f"
+				if command -v perf >/dev/null; then
+					# the same stacks for perf to unwind: its bytes and frames per sample
+					"$pperf" convert --to perf --perf-unwind -f -i "$tmp/p.data" -o "$tmp/raw.perf"
+					ns=$(perf script -i "$tmp/raw.perf" -F time 2>/dev/null | grep -c . || true)
+					nf=$(perf script -i "$tmp/raw.perf" -F ip 2>/dev/null | grep -c . || true)
+					echo "$(stat -c %s "$tmp/raw.perf") $ns" | awk '{ printf "%.1f\n", $2 ? $1 / $2 : 0 }' >>"$tmp/rb"
+					echo "$nf $ns" | awk '{ printf "%.1f\n", $2 ? $1 / $2 : 0 }' >>"$tmp/rf"
+				fi
 			else
 				"$pperf" dump "$tmp/p.data" | awk '/ stack [0-9]* frames/ { s += $2; n++ } END { printf "%.1f\n", n ? s / n : 0 }' >>"$tmp/f"
 			fi
@@ -44,6 +53,9 @@ for prog in deep-fp deep-nofp; do
 			"$(median <"$tmp/s")" "$(median <"$tmp/b")" "$(median <"$tmp/f")" "$u"
 	done
 	if command -v perf >/dev/null; then
+		printf '| %s | pperf --call-graph dwarf, convert --perf-unwind | - | %.1f | %.1f | - |\n' $prog \
+			"$(median <"$tmp/rb")" "$(median <"$tmp/rf")"
+		: >"$tmp/rb"; : >"$tmp/rf"
 		for cg in fp dwarf; do
 			: >"$tmp/b"; : >"$tmp/f"
 			for i in $(seq "$runs"); do
