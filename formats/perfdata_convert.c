@@ -391,7 +391,7 @@ static int check_file(struct conv *c, const struct profile_mmap *m)
 	if (n < 0) {
 		c->st->missing_files++;
 		warning("cannot read '%s' (mapped by pid %u): %s; perf will not resolve its symbols",
-			m->path, m->pid, strerror(errno));
+			m->path, m->pid, errno == EINVAL ? "not a regular file" : strerror(errno));
 		return 0;
 	}
 	if (m->build_id_size && ((uint32_t)n != m->build_id_size ||

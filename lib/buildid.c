@@ -44,7 +44,7 @@ int read_build_id(const char *path, uint8_t id[BUILD_ID_MAX])
 	uint8_t notes[MAX_NOTE_BYTES];
 	int fd, found = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		return -1;
 	if (pread(fd, ident, sizeof(ident), 0) != sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) ||

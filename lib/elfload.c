@@ -2,10 +2,10 @@
 #include "elfload.h"
 
 #include <elf.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "util.h"
 
 #define MAX_PHDRS 256
 
@@ -39,7 +39,7 @@ int read_elf_loads(const char *path, struct elf_load out[ELF_MAX_LOADS])
 	unsigned phnum, phentsize;
 	int fd, is64, n = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		return -1;
 	if (pread(fd, ident, sizeof(ident), 0) != sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) ||

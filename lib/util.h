@@ -60,6 +60,10 @@ int write_all(int fd, const void *buf, size_t len);
 /* read() up to len bytes, retrying on EINTR and short reads; returns bytes read (< len at EOF). */
 ssize_t read_full(int fd, void *buf, size_t len);
 
+/* Open a regular file for reading: a FIFO or device named where a file is expected (a
+ * profile's map, say) would block or never end. -1 with errno set (EINVAL: not a regular file). */
+int open_regular(const char *path);
+
 /* Read a small text file whole (e.g. under /proc) into buf, NUL-terminated, trailing newline
  * removed; returns the length or -1 with errno. */
 ssize_t read_text_file(const char *path, char *buf, size_t size);

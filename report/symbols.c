@@ -188,7 +188,7 @@ void symbolizer_record(struct symbolizer *s, const struct profile_record *rec)
 
 static int open_elf(const char *path, int *fd, Elf **elf)
 {
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = open_regular(path);
 	if (*fd < 0)
 		return -1;
 	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);

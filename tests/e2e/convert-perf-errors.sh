@@ -64,6 +64,17 @@ grep -q "'$T/prog' has changed since it was recorded (build-id [0-9a-f]*, now [0
 	fail "changed file: $(cat err)"
 timeout 60 perf report --stdio -i changed.perf --sort sym >rep 2>err || fail "perf report: $(cat err)"
 grep -q 'func_heavy\|worker' rep && fail "symbols from the wrong file: $(grep % rep)"
+# a FIFO in the file's place: nothing blocks on it (convert, --perf-unwind, report), one warning
+cp prog.gone prog && "$PPERF" record -q --call-graph dwarf -o d.data -- ./prog 0.1 >/dev/null ||
+	fail "record dwarf"
+rm prog && mkfifo prog || fail "mkfifo"
+timeout 20 "$PPERF" convert --to perf -f -i p.data -o fifo.perf 2>err || fail "convert with a FIFO: $(cat err)"
+grep -q "cannot read '$T/prog' (mapped by pid [0-9]*): not a regular file" err || fail "FIFO: $(cat err)"
+timeout 20 "$PPERF" convert --to perf --perf-unwind -f -i d.data -o fifo.perf 2>err ||
+	fail "--perf-unwind with a FIFO: $(cat err)"
+timeout 20 "$PPERF" report p.data >rep 2>err || fail "report with a FIFO: $(cat err)"
+grep -q "'$T/prog'" err || fail "report: no word of the FIFO: $(cat err)"
+rm prog
 # back in place: no warning, symbols again
 mv prog.gone prog
 conv -f -i p.data -o changed.perf 2>err || fail "convert: $(cat err)"

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../formats/perfdata.h"
@@ -648,6 +649,46 @@ static void test_perf_unwind(void)
 	unlink(path);
 }
 
+/*
+ * A map naming a FIFO (a profile from elsewhere, or a path reused since): the converter must
+ * not block opening or reading it, with or without --perf-unwind; the file counts as missing.
+ */
+static void test_fifo_map(void)
+{
+	char path[] = "/tmp/pperf-test-fifo.XXXXXX", fifo[64];
+	int fd = mkstemp(path), ret;
+	struct profile_meta m = { .hostname = "testhost", .arch = "x86_64", .period_ns = MS,
+				  .start_time = T0, .flags = META_CALL_GRAPH };
+	struct profile_writer *w;
+	struct profile_record rec = { .type = PROFILE_MMAP };
+	struct profile_reader *r;
+	struct perfdata_convert_stats st;
+	FILE *out = tmpfile();
+
+	snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+	CHECK(fd >= 0 && out && mkfifo(fifo, 0600) == 0, "mkfifo '%s'", fifo);
+	w = profile_writer_open(fd, "mem", &m);
+	rec.mmap = (struct profile_mmap){ .time = T0, .pid = PID, .start = 0x400000,
+					  .len = 0x1000, .prot = PROT_READ | PROT_EXEC,
+					  .path = fifo };
+	CHECK(w && profile_write(w, &rec) == 0 && profile_writer_close(w) == 0, "write");
+	close(fd);
+	for (int unwind = 0; unwind < 2; unwind++) {
+		r = profile_reader_open(path);
+		CHECK(r != NULL, "open");
+		if (!r)
+			break;
+		ret = perfdata_convert(r, fileno(out), "out",
+				       PERFDATA_PIPE | (unwind ? PERFDATA_PERF_UNWIND : 0), &st);
+		CHECK(ret == 0 && st.missing_files == 1, "convert: %d, %u missing", ret,
+		      st.missing_files);
+		profile_reader_close(r);
+	}
+	fclose(out);
+	unlink(fifo);
+	unlink(path);
+}
+
 /* Errors: an unwritable output, a pipe in file mode, a corrupt profile. */
 static void test_errors(const char *profile)
 {
@@ -836,6 +877,7 @@ int main(int argc, char **argv)
 	test_pipe(path);
 	test_chains();
 	test_perf_unwind();
+	test_fifo_map();
 	test_errors(path);
 	test_damage(path);
 	unlink(path);
