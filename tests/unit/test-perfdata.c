@@ -409,6 +409,27 @@ static void test_pipe(const char *profile)
 	free(f);
 }
 
+/* The rest of a test profile: n samples 1 ms apart, one thread-sample each (ts[s]), and
+ * the totals. */
+static int finish_profile(struct profile_writer *w, const struct profile_tsample *ts, int n)
+{
+	struct profile_record rec;
+
+	for (int s = 0; s < n; s++) {
+		rec = (struct profile_record){ .type = PROFILE_SAMPLE,
+					       .sample = { .time = T0 + (uint64_t)(s + 1) * MS,
+							   .nr_threads = 1, .threads = &ts[s] } };
+		if (profile_write(w, &rec) < 0)
+			return -1;
+	}
+	rec = (struct profile_record){ .type = PROFILE_TOTALS,
+				       .totals = { .wall_ns = (uint64_t)(n + 1) * MS,
+						   .samples = (uint64_t)n } };
+	if (profile_write(w, &rec) < 0)
+		return -1;
+	return profile_writer_close(w);
+}
+
 /*
  * Call chains: a profile recorded with stacks, one thread with three frames (the last a frame
  * a signal interrupted, kept as its PC + 1), one with a 0 among its frames, one without a
@@ -425,7 +446,7 @@ static int write_stack_profile(int fd)
 	struct profile_writer *w = profile_writer_open(fd, "mem", &m);
 	struct profile_stack st[2] = { { .nr_frames = 3, .frames = chain_frames[0] },
 				       { .nr_frames = 3, .frames = chain_frames[1] } };
-	struct profile_tsample ts = { .pid = PID, .tid = PID };
+	struct profile_tsample ts[3];
 	struct profile_record rec;
 
 	if (!w)
@@ -434,21 +455,26 @@ static int write_stack_profile(int fd)
 				       .thread = { .time = T0, .pid = PID, .tid = PID } };
 	if (profile_write(w, &rec) < 0)
 		return -1;
-	for (int s = 0; s < 3; s++) {
-		ts.pc = 0x400100 + 16 * (uint64_t)s;
-		ts.cpu_ns = (uint64_t)(s + 1) * MS;
-		ts.stack = s < 2 ? &st[s] : NULL;
-		rec = (struct profile_record){ .type = PROFILE_SAMPLE,
-					       .sample = { .time = T0 + (uint64_t)(s + 1) * MS,
-							   .nr_threads = 1, .threads = &ts } };
-		if (profile_write(w, &rec) < 0)
-			return -1;
-	}
-	rec = (struct profile_record){ .type = PROFILE_TOTALS,
-				       .totals = { .wall_ns = 4 * MS, .samples = 3 } };
-	if (profile_write(w, &rec) < 0)
-		return -1;
-	return profile_writer_close(w);
+	for (int s = 0; s < 3; s++)
+		ts[s] = (struct profile_tsample){ .pid = PID, .tid = PID,
+						  .pc = 0x400100 + 16 * (uint64_t)s,
+						  .cpu_ns = (uint64_t)(s + 1) * MS,
+						  .stack = s < 2 ? &st[s] : NULL };
+	return finish_profile(w, ts, 3);
+}
+
+/* The next record of a pipe-mode export at *off, its body in *body; NULL at the end or at a
+ * size that does not fit. */
+static const struct perf_event_header *next_record(const uint8_t *f, size_t len, size_t *off,
+						   const uint8_t **body)
+{
+	const struct perf_event_header *h = (const void *)(f + *off);
+
+	if (*off + 8 > len || h->size < 8 || *off + h->size > len)
+		return NULL;
+	*body = f + *off + 8;
+	*off += h->size;
+	return h;
 }
 
 /*
@@ -463,6 +489,8 @@ static void test_chains(void)
 	static const uint64_t want[3][5] = { { 5, 0x400100, 0x400204, 0x400304, 0x400400 },
 					     { 3, 0x400110, 0x400204 },
 					     { 2, 0x400120 } };
+	const struct perf_event_header *h;
+	const uint8_t *b;
 	uint8_t *f;
 	size_t len, off = 16;
 
@@ -470,12 +498,7 @@ static void test_chains(void)
 	close(fd);
 	f = convert(path, PERFDATA_PIPE, &len, &ret);
 	CHECK(ret == 0 && len > 16, "convert");
-	while (off + 8 <= len) {
-		const struct perf_event_header *h = (const void *)(f + off);
-		const uint8_t *b = f + off + 8;
-
-		if (h->size < 8 || off + h->size > len)
-			break;
+	while ((h = next_record(f, len, &off, &b))) {
 		if (h->type == 64) { /* ATTR */
 			const struct perf_event_attr *a = (const void *)b;
 
@@ -492,7 +515,6 @@ static void test_chains(void)
 				CHECK(get64(b + 56 + 8 * i) == w[i], "ips[%" PRIu64 "] %#" PRIx64, i,
 				      get64(b + 56 + 8 * i));
 		}
-		off += h->size;
 	}
 	CHECK(off == len && nr_samples == 3, "samples %d", nr_samples);
 	free(f);
@@ -516,7 +538,7 @@ static int write_ustack_profile(int fd, uint64_t *code_start)
 	uint64_t regs[17];
 	struct profile_ustack u = { .nr_regs = 17, .regs = regs, .sp = 0x7ff000, .size = 21,
 				    .data = ustack_bytes };
-	struct profile_tsample ts = { .pid = PID, .tid = PID, .pc = 0x401234 };
+	struct profile_tsample ts[2];
 	struct profile_record rec = { .type = PROFILE_MMAP };
 	char line[4096], file[4096];
 	unsigned long long lo = 0, hi = 0, off = 0;
@@ -544,20 +566,11 @@ static int write_ustack_profile(int fd, uint64_t *code_start)
 				       .thread = { .time = T0, .pid = PID, .tid = PID } };
 	if (profile_write(w, &rec) < 0)
 		return -1;
-	for (int s = 0; s < 2; s++) {
-		ts.cpu_ns = (uint64_t)(s + 1) * MS;
-		ts.ustack = s ? NULL : &u;
-		rec = (struct profile_record){ .type = PROFILE_SAMPLE,
-					       .sample = { .time = T0 + (uint64_t)(s + 1) * MS,
-							   .nr_threads = 1, .threads = &ts } };
-		if (profile_write(w, &rec) < 0)
-			return -1;
-	}
-	rec = (struct profile_record){ .type = PROFILE_TOTALS,
-				       .totals = { .wall_ns = 3 * MS, .samples = 2 } };
-	if (profile_write(w, &rec) < 0)
-		return -1;
-	return profile_writer_close(w);
+	for (int s = 0; s < 2; s++)
+		ts[s] = (struct profile_tsample){ .pid = PID, .tid = PID, .pc = 0x401234,
+						  .cpu_ns = (uint64_t)(s + 1) * MS,
+						  .ustack = s ? NULL : &u };
+	return finish_profile(w, ts, 2);
 }
 
 /*
@@ -574,6 +587,8 @@ static void test_perf_unwind(void)
 	char path[] = "/tmp/pperf-test-ustack.XXXXXX";
 	int fd = mkstemp(path), ret, nr_samples = 0, nr_segments = 0, nr_compared = 0;
 	uint64_t code = 0;
+	const struct perf_event_header *h;
+	const uint8_t *b;
 	uint8_t *f;
 	size_t len, off = 16;
 
@@ -581,12 +596,7 @@ static void test_perf_unwind(void)
 	close(fd);
 	f = convert(path, PERFDATA_PIPE | PERFDATA_PERF_UNWIND, &len, &ret);
 	CHECK(ret == 0 && len > 16, "convert");
-	while (off + 8 <= len) {
-		const struct perf_event_header *h = (const void *)(f + off);
-		const uint8_t *b = f + off + 8;
-
-		if (h->size < 8 || off + h->size > len)
-			break;
+	while ((h = next_record(f, len, &off, &b))) {
 		if (h->type == 64) { /* ATTR */
 			const struct perf_event_attr *a = (const void *)b;
 			uint64_t want = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
@@ -640,7 +650,6 @@ static void test_perf_unwind(void)
 			if (file >= 0)
 				close(file);
 		}
-		off += h->size;
 	}
 	CHECK(off == len && nr_samples == 2, "samples %d", nr_samples);
 	CHECK(nr_segments >= 2 && nr_compared >= 1, "%d segments, %d read-only", nr_segments,
