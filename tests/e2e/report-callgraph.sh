@@ -85,9 +85,10 @@ done
 # (before its frame exists) sees a as its caller: at most a few samples in a thousand.
 awk -F, '$5 == "callee" && $6 == "c" && $1 > 1 { exit 1 }' "$T/callees.csv" ||
 	fail "--callees a lists c (called by b and d, not a): $(cat "$T/callees.csv")"
-# Recursion once per sample: every sample in rec has a as a caller, and shares stay <= 100%.
+# Recursion once per sample: every sample in rec has a as a caller (but the few where the
+# outermost rec, stopped in its prologue, hides a: main then calls it), and shares stay <= 100%.
 "$PPERF" report --callers rec --callees rec --format csv "$T/cp.data" >"$T/rec.csv" || fail "--callers rec"
-awk -F, 'NR == 1 { next } $5 == "caller" && $6 == "a" && $1 >= 99.9 { ok = 1 } $1 > 100.0001 { bad = 1 } END { exit !(ok && !bad) }' \
+awk -F, 'NR == 1 { next } $5 == "caller" && $6 == "a" && $1 >= 99 { ok = 1 } $1 > 100.0001 { bad = 1 } END { exit !(ok && !bad) }' \
 	"$T/rec.csv" || fail "rec's callers: $(cat "$T/rec.csv")"
 grep -q ',callee,spin$' "$T/rec.csv" || fail "rec's callees: $(cat "$T/rec.csv")"
 "$PPERF" report --callees c "$T/cp.data" >"$T/callees.txt" || fail "--callees c"

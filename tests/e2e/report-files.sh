@@ -79,7 +79,9 @@ awk -F, '$4 == "target_spin" && $5 == "exec-target" && $6 == "exec-target" && $1
 size=$(stat -c %s "$T/x.data")
 head -c $((size / 2)) "$T/x.data" >"$T/cut.data"
 "$PPERF" report "$T/cut.data" >"$T/out" 2>"$T/err" || fail "a cut profile is refused: $(cat "$T/err")"
-grep -q "warning: '$T/cut.data' is cut short at offset $((size / 2))" "$T/err" || fail "cut: $(cat "$T/err")"
+# (inside a record, or between two if the cut falls on a boundary: then only the totals lack)
+grep -E -q "warning: '$T/cut.data' (is cut short|ends without totals) at offset $((size / 2))" "$T/err" ||
+	fail "cut: $(cat "$T/err")"
 grep -q chain_spin "$T/out" || fail "cut: $(head -8 "$T/out")"
 cp "$T/x.data" "$T/bad.data"
 printf '\377\377\377\377' | dd of="$T/bad.data" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
