@@ -11,6 +11,7 @@
 #include "../formats/profile.h"
 #include "../lib/util.h"
 #include "../report/walk.h"
+#include "../report/weight.h"
 #include "cmd.h"
 
 static const char collapsed_usage[] =
@@ -30,17 +31,15 @@ static const char collapsed_usage[] =
 	"      --symfs DIR       look up the recorded files under DIR first\n"
 	"  -h, --help            show this help\n";
 
-enum weight { W_CPU, W_WALL, W_SAMPLES, W_CHANNEL };
-
 struct folded {
 	char *stack;
 	double weight;
 };
 
 struct collapse {
-	enum weight weight;
-	const char *channel;
-	int channel_index, with_comm, inline_frames;
+	struct weight weight;
+	const char *input;
+	int with_comm, inline_frames;
 	struct profile_reader *r;
 	struct folded *e; /* open addressing */
 	size_t nr, size;
@@ -117,25 +116,23 @@ static void add(struct collapse *c, double w)
 	c->nr++;
 }
 
+/* The channel of --weight, once the profile's channels have been read. */
+static void resolve_channel(struct collapse *c)
+{
+	if (weight_resolve(&c->weight, c->r) < 0)
+		usage_error("convert", "--weight is cpu, wall, samples or a channel of '%s', not '%s'",
+			    c->input, c->weight.channel);
+}
+
 static int fold(void *p, const struct walk_sample *s)
 {
 	struct collapse *c = p;
 	double w;
 
-	switch (c->weight) {
-	case W_CPU:
-		w = (double)s->cpu_ns;
-		break;
-	case W_WALL:
-		w = (double)s->wall_ns;
-		break;
-	case W_SAMPLES:
-		w = s->cpu_ns ? 1 : 0;
-		break;
-	default:
-		w = (uint32_t)c->channel_index < s->nr_channels ? s->share[c->channel_index] : 0;
-		break;
-	}
+	resolve_channel(c); /* the channels are all known by the first sample */
+	w = weight_of(&c->weight, s);
+	if (c->weight.kind == WEIGHT_SAMPLES && !s->cpu_ns)
+		w = 0; /* the thread-samples that ran */
 	if (w <= 0)
 		return 0;
 	c->len = 0;
@@ -174,7 +171,7 @@ int cmd_convert_collapsed(int argc, char **argv)
 	};
 	const char *input = "pperf.data", *output = NULL, *weight = "cpu";
 	struct walk_opts wo = { .symbols = 1, .unwind = 1 };
-	struct collapse c = { .channel_index = -1 };
+	struct collapse c = { 0 };
 	FILE *out = stdout;
 	size_t n = 0;
 	int opt, ret;
@@ -210,28 +207,14 @@ int cmd_convert_collapsed(int argc, char **argv)
 	}
 	if (optind < argc)
 		usage_error("convert", "unexpected argument '%s'", argv[optind]);
-	c.weight = !strcmp(weight, "cpu") ? W_CPU : !strcmp(weight, "wall") ? W_WALL :
-		   !strcmp(weight, "samples") ? W_SAMPLES : W_CHANNEL;
+	weight_parse(&c.weight, weight);
+	c.input = input;
 	c.r = profile_reader_open(input);
 	if (!c.r)
 		return EXIT_FAIL;
-	if (c.weight == W_CHANNEL) {
-		/* The channels follow META: read up to the first thread to know them all. */
-		struct profile_reader *peek = profile_reader_open(input);
-		struct profile_record rec;
-
-		while (peek && profile_read(peek, &rec) > 0 && rec.type == PROFILE_CHANNEL)
-			if (!strcmp(rec.channel.name, weight))
-				c.channel_index = (int)rec.channel.index;
-		profile_reader_close(peek);
-		if (c.channel_index < 0) {
-			profile_reader_close(c.r);
-			usage_error("convert", "--weight is cpu, wall, samples or a channel of '%s', "
-					       "not '%s'",
-				    input, weight);
-		}
-	}
 	ret = walk_profile(c.r, &wo, fold, &c, NULL);
+	if (ret == 0)
+		resolve_channel(&c); /* a profile without samples */
 	if (ret == 0 && output && strcmp(output, "-") && !(out = fopen(output, "w")))
 		ret = error_errno("cannot write '%s'", output);
 	if (ret == 0) {
@@ -243,7 +226,7 @@ int cmd_convert_collapsed(int argc, char **argv)
 		if (n)
 			qsort(all, n, sizeof(*all), by_stack);
 		for (size_t i = 0; i < n; i++) {
-			if (c.weight == W_CHANNEL)
+			if (c.weight.kind == WEIGHT_CHANNEL)
 				fprintf(out, "%s %.9g\n", all[i].stack, all[i].weight);
 			else
 				fprintf(out, "%s %.0f\n", all[i].stack, all[i].weight);

@@ -11,6 +11,7 @@
 #include "../report/callgraph.h"
 #include "../report/csv.h"
 #include "../report/walk.h"
+#include "../report/weight.h"
 #include "cmd.h"
 
 static const char report_usage[] =
@@ -62,8 +63,6 @@ enum {
 	OPT_WEIGHT,
 };
 
-enum graph_weight { WEIGHT_CPU, WEIGHT_WALL, WEIGHT_SAMPLES, WEIGHT_CHANNEL };
-
 /* The call-graph views (-g, --callers, --callees): their options, and the tree the walk fills. */
 struct graph_view {
 	int tree;		    /* -g */
@@ -71,8 +70,7 @@ struct graph_view {
 	double min_pct;
 	const char *callers, *callees; /* --callers / --callees FUNC */
 	const char *weight_arg;	    /* --weight as given, or NULL */
-	enum graph_weight weight;
-	int channel;		    /* WEIGHT_CHANNEL: its index, -1 until the channels are read */
+	struct weight weight;
 	struct profile_reader **rp; /* the profile, open while report_build() walks it */
 	const char *input;
 	struct callgraph *g;
@@ -239,20 +237,11 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 	if (a->gv.weight_arg && !a->gv.tree && !a->gv.callers && !a->gv.callees)
 		usage_error("report", "--weight is the weight of -g, --callers and --callees; "
 				      "give one of them");
-	if (!a->gv.weight_arg)
-		a->gv.weight = a->wall ? WEIGHT_WALL : WEIGHT_CPU;
-	else if (!strcmp(a->gv.weight_arg, "cpu"))
-		a->gv.weight = WEIGHT_CPU;
-	else if (!strcmp(a->gv.weight_arg, "wall"))
-		a->gv.weight = WEIGHT_WALL;
-	else if (!strcmp(a->gv.weight_arg, "samples"))
-		a->gv.weight = WEIGHT_SAMPLES;
-	else
-		a->gv.weight = WEIGHT_CHANNEL;
-	if (a->gv.weight == WEIGHT_CPU && a->wall)
+	weight_parse(&a->gv.weight, a->gv.weight_arg ? a->gv.weight_arg : a->wall ? "wall" : "cpu");
+	if (a->gv.weight.kind == WEIGHT_CPU && a->wall)
 		usage_error("report", "--weight cpu and --wall disagree: use one");
 	/* Wall-time weights need every thread counted, as --wall does. */
-	if (a->gv.weight == WEIGHT_WALL)
+	if (a->gv.weight.kind == WEIGHT_WALL)
 		a->wall = 1;
 }
 
@@ -261,19 +250,10 @@ static double pct(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : 0;
 }
 
-/* The channel of --weight among those read so far; -1 if none has that name. */
-static int find_channel(struct profile_reader *r, const char *name)
-{
-	for (uint32_t c = 0; c < profile_reader_nr_channels(r); c++)
-		if (!strcmp(profile_reader_channel(r, c)->name, name))
-			return (int)c;
-	return -1;
-}
-
+/* The channel of --weight, once the profile's channels have been read. */
 static void resolve_channel(struct graph_view *v)
 {
-	v->channel = find_channel(*v->rp, v->weight_arg);
-	if (v->channel < 0)
+	if (weight_resolve(&v->weight, *v->rp) < 0)
 		usage_error("report", "--weight is cpu, wall, samples or a channel of '%s', not '%s'",
 			    v->input, v->weight_arg);
 }
@@ -285,23 +265,8 @@ static int graph_add(void *ctx, const struct walk_sample *s, struct report_entry
 	struct graph_view *v = ctx;
 	double w;
 
-	switch (v->weight) {
-	case WEIGHT_CPU:
-		w = (double)s->cpu_ns;
-		break;
-	case WEIGHT_WALL:
-		w = (double)s->wall_ns;
-		break;
-	case WEIGHT_SAMPLES:
-		w = 1;
-		break;
-	default:
-		/* The channels are all known by the first sample. */
-		if (v->channel < 0)
-			resolve_channel(v);
-		w = (uint32_t)v->channel < s->nr_channels ? s->share[v->channel] : 0;
-		break;
-	}
+	resolve_channel(v); /* the channels are all known by the first sample */
+	w = weight_of(&v->weight, s);
 	if (depth == 0)
 		v->total += w;
 	callgraph_add_sample(v->g, v->tree ? e : NULL, s, depth, w);
@@ -316,7 +281,7 @@ static const char *weight_head(const struct graph_view *v, struct profile_reader
 	char ub[32];
 
 	*scale = 1e-6;
-	switch (v->weight) {
+	switch (v->weight.kind) {
 	case WEIGHT_CPU:
 		return "CPU (ms)";
 	case WEIGHT_WALL:
@@ -326,7 +291,7 @@ static const char *weight_head(const struct graph_view *v, struct profile_reader
 		return "Samples";
 	default:
 		*scale = 1;
-		ch = profile_reader_channel(r, (uint32_t)v->channel);
+		ch = profile_reader_channel(r, (uint32_t)v->weight.index);
 		snprintf(buf, size, "%s (%s)", ch->name, report_channel_unit(ch, ub, sizeof(ub)));
 		return buf;
 	}
@@ -335,7 +300,7 @@ static const char *weight_head(const struct graph_view *v, struct profile_reader
 /* The weight's name in CSV headings and in the text: cpu_ms, wall_ms, samples, a channel. */
 static const char *weight_name(const struct graph_view *v, struct profile_reader *r)
 {
-	switch (v->weight) {
+	switch (v->weight.kind) {
 	case WEIGHT_CPU:
 		return "CPU time";
 	case WEIGHT_WALL:
@@ -343,7 +308,7 @@ static const char *weight_name(const struct graph_view *v, struct profile_reader
 	case WEIGHT_SAMPLES:
 		return "thread-samples";
 	default:
-		return profile_reader_channel(r, (uint32_t)v->channel)->name;
+		return profile_reader_channel(r, (uint32_t)v->weight.index)->name;
 	}
 }
 
@@ -499,8 +464,8 @@ static void print_csv_graph(struct profile_reader *r, const struct report *rep,
 	const char *head = weight_head(v, r, buf, sizeof(buf), &c.scale);
 
 	csv_field(stdout, "share_pct", 0);
-	if (v->weight == WEIGHT_CPU || v->weight == WEIGHT_WALL)
-		csv_field(stdout, v->weight == WEIGHT_CPU ? "cpu_ms" : "wall_ms", 0);
+	if (v->weight.kind == WEIGHT_CPU || v->weight.kind == WEIGHT_WALL)
+		csv_field(stdout, v->weight.kind == WEIGHT_CPU ? "cpu_ms" : "wall_ms", 0);
 	else
 		csv_field(stdout, head, 0);
 	csv_field(stdout, "samples", 0);
@@ -528,8 +493,8 @@ static void print_focus(struct profile_reader *r, const struct graph_view *v,
 	if (csv) {
 		csv_field(stdout, "share_pct", 0);
 		csv_field(stdout, "total_pct", 0);
-		csv_field(stdout, v->weight == WEIGHT_CPU ? "cpu_ms" :
-				  v->weight == WEIGHT_WALL ? "wall_ms" : head, 0);
+		csv_field(stdout, v->weight.kind == WEIGHT_CPU ? "cpu_ms" :
+				  v->weight.kind == WEIGHT_WALL ? "wall_ms" : head, 0);
 		csv_field(stdout, "samples", 0);
 		csv_field(stdout, "relation", 0);
 		csv_field(stdout, "function", 1);
@@ -569,7 +534,7 @@ static void print_focus(struct profile_reader *r, const struct graph_view *v,
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .sort = "sym,dso", .format = "stdio",
-				 .gv = { .min_pct = 0.5, .channel = -1 } };
+				 .gv = { .min_pct = 0.5 } };
 	struct graph_view *v = &a.gv;
 	int graph, csv;
 	struct profile_reader *r;
@@ -598,7 +563,7 @@ int cmd_report(int argc, char **argv)
 		callgraph_free(v->g);
 		return ret == -2 ? EXIT_USAGE : EXIT_FAIL;
 	}
-	if (graph && v->weight == WEIGHT_CHANNEL && v->channel < 0)
+	if (graph)
 		resolve_channel(v);
 	if (graph && callgraph_samples(v->g) && !callgraph_samples_with_stack(v->g)) {
 		error("'%s' was recorded without -g: it has no call stacks (record with "
