@@ -55,4 +55,18 @@ awk -v d="$(col d 1)" -v b="$(col b 1)" 'BEGIN { exit !(d > b && d > 0) }' || fa
 expect_eq "--call-graph bogus exit" $? 2
 "$PPERF" convert --to collapsed --weight nosuch -i "$T/cp.data" 2>"$T/err"
 expect_eq "bad --weight exit" $? 2
+# A channel as the weight: task-clock, the threads' CPU time counted by perf_event, weighs the
+# stacks as the CPU time does (within 10%).
+if "$PPERF" record -q -g -e task-clock -o "$T/tc.data" -- "$PROGS/callpaths" 0.3 >/dev/null 2>"$T/err"; then
+	"$PPERF" convert --to collapsed --weight task-clock -i "$T/tc.data" >"$T/tc.folded" 2>"$T/err" ||
+		fail "--weight task-clock: $(cat "$T/err")"
+	"$PPERF" convert --to collapsed -i "$T/tc.data" >"$T/cpu.folded" || fail "collapsed"
+	tc=$(awk '/;a;d;c / { s += $NF } END { print s + 0 }' "$T/tc.folded")
+	cpu=$(awk '/;a;d;c / { s += $NF } END { print s + 0 }' "$T/cpu.folded")
+	echo "a;d;c: task-clock $tc ns, CPU time $cpu ns"
+	awk -v a="$tc" -v b="$cpu" 'BEGIN { exit !(b > 0 && a > 0.9 * b && a < 1.1 * b) }' ||
+		fail "a;d;c weighs $tc ns of task-clock, $cpu ns of CPU time"
+else
+	echo "no channel weight checked: record -e task-clock failed: $(cat "$T/err")"
+fi
 true
