@@ -586,7 +586,6 @@ static void sample(struct tracer *t)
 		struct profile_tsample *s;
 		uint64_t fp = 0, sp = 0;
 		int ok = 1;
-
 		uint64_t *dwarf = NULL;
 		uint32_t nr_dwarf = 0;
 
@@ -616,16 +615,15 @@ static void sample(struct tracer *t)
 					       .cpu_ns = task->cpu_ns };
 		/* Call stacks of the threads stopped now (not of sleepers read in place). */
 		if (nr_dwarf && task->state == TASK_STOPPED && task->sampled && ok) {
-			struct profile_ustack *u = &t->ustk[n];
 			uint8_t *data = t->ustk_data + (size_t)n * t->o.stack_size;
 			int cut;
+			uint32_t size = stack_copy(task->proc->pid, task->tid, sp, &task->stack, data,
+						   t->o.stack_size, &cut);
 
-			u->size = stack_copy(task->proc->pid, task->tid, sp, &task->stack, data,
-					     t->o.stack_size, &cut);
-			*u = (struct profile_ustack){ .flags = cut ? USTACK_CUT : 0, .nr_regs = nr_dwarf,
-						      .regs = dwarf, .sp = sp, .size = u->size,
-						      .data = data };
-			s->ustack = u;
+			t->ustk[n] = (struct profile_ustack){ .flags = cut ? USTACK_CUT : 0,
+							      .nr_regs = nr_dwarf, .regs = dwarf,
+							      .sp = sp, .size = size, .data = data };
+			s->ustack = &t->ustk[n];
 		}
 		if (t->o.call_graph == CALL_GRAPH_FP && task->state == TASK_STOPPED && task->sampled &&
 		    ok && fp) {
@@ -676,8 +674,7 @@ static void sample(struct tracer *t)
 	t->sampling = 1;
 	for (uint32_t i = 0; i < n; i++) {
 		struct process *p = process_find(&t->tt, (pid_t)t->ts[i].pid);
-
-		const struct profile_stack *st = t->ts[i].stack;
+		struct profile_stack *st = t->ts[i].stack ? &t->stk[i] : NULL;
 		int outside = p && !maps_contain(&p->maps, t->ts[i].pc);
 
 		/* ... or a return address of its call stack (code that never ran at a sample);
@@ -688,27 +685,24 @@ static void sample(struct tracer *t)
 		/* ... or, with stack copies (whose return addresses are found only offline), at
 		 * every one of a process's first 20 samples (the dynamic linker is loading its
 		 * libraries), then every 10 ms, so that libraries mapped since are known */
-		if (p && t->ts[i].ustack && !outside &&
+		if (p && t->ts[i].ustack && !outside && p->frames_rescan != end &&
 		    (p->copy_rescans < 20 || end - p->frames_rescan >= COMM_INTERVAL_NS / 10)) {
 			outside = 1;
 			p->copy_rescans++;
 		}
-		if (outside) {
+		/* once a sample for each process, however many of its threads ask */
+		if (outside && p->frames_rescan != end) {
 			read_maps(t, p);
 			p->frames_rescan = end;
 		}
 		/* A frame outside every executable mapping is no return address: a frame pointer
 		 * that looked right led astray (code without frame pointers). The walk ends
 		 * before it. */
-		if (p && st) {
-			struct profile_stack *w = &t->stk[st - t->stk];
-
-			for (uint32_t k = 0; k < w->nr_frames; k++)
-				if (!maps_contain(&p->maps, w->frames[k])) {
-					w->nr_frames = k;
-					w->flags |= STACK_TRUNCATED;
-				}
-		}
+		for (uint32_t k = 0; p && st && k < st->nr_frames; k++)
+			if (!maps_contain(&p->maps, st->frames[k])) {
+				st->nr_frames = k;
+				st->flags |= STACK_TRUNCATED;
+			}
 	}
 	t->sampling = 0;
 
