@@ -359,6 +359,15 @@ static void put_stacks(struct profile_writer *w, const struct profile_sample *s)
  */
 #define SAME_MIN 16
 
+/* Byte i of the copy is the previous copy's byte at the same address. */
+static int same_byte(const struct slot_state *st, const struct profile_ustack *u, uint32_t i)
+{
+	uint64_t addr = u->sp + i;
+
+	return addr >= st->stk_sp && addr < st->stk_sp + st->stk_size &&
+	       u->data[i] == st->stk[addr - st->stk_sp];
+}
+
 static void put_stack_bytes(struct buf *p, struct slot_state *st, const struct profile_ustack *u)
 {
 	uint64_t plo = st->stk_sp, phi = st->stk_sp + st->stk_size;
@@ -373,8 +382,7 @@ static void put_stack_bytes(struct buf *p, struct slot_state *st, const struct p
 			uint32_t same = 0, fresh = 0;
 
 			/* the run of bytes equal to the previous copy's, if long enough to count */
-			while (i + same < u->size && u->sp + i + same >= plo && u->sp + i + same < phi &&
-			       u->data[i + same] == st->stk[u->sp + i + same - plo])
+			while (i + same < u->size && same_byte(st, u, i + same))
 				same++;
 			if (same < SAME_MIN && i + same < u->size)
 				same = 0;
@@ -382,8 +390,7 @@ static void put_stack_bytes(struct buf *p, struct slot_state *st, const struct p
 			while (i + same + fresh < u->size) {
 				uint32_t j = i + same + fresh, k = 0;
 
-				while (j + k < u->size && k < SAME_MIN && u->sp + j + k >= plo &&
-				       u->sp + j + k < phi && u->data[j + k] == st->stk[u->sp + j + k - plo])
+				while (j + k < u->size && k < SAME_MIN && same_byte(st, u, j + k))
 					k++;
 				if (k == SAME_MIN || (k && j + k == u->size))
 					break;
