@@ -54,7 +54,7 @@ static int fill(pid_t tid, struct window *w, uint64_t at, uint64_t hi)
 /* The two words of the frame record at fp: the caller's frame pointer and return address. */
 static int frame_record(pid_t tid, struct window *w, uint64_t fp, uint64_t hi, uint64_t rec[2])
 {
-	if (fp < w->base || fp + 16 > w->base + w->len) {
+	if (fp < w->base || fp - w->base > w->len || w->len - (fp - w->base) < 16) {
 		if (fill(tid, w, fp, hi) < 0 || w->len < 16)
 			return -1;
 	}
@@ -80,7 +80,7 @@ uint32_t stack_walk_fp(pid_t pid, pid_t tid, uint64_t fp, uint64_t sp, struct st
 		uint64_t rec[2];
 
 		/* A frame record lies on the stack, above the stack pointer, 8-byte aligned. */
-		if (fp < sp || fp + 16 > range->hi || (fp & 7) || n == max ||
+		if (fp < sp || fp >= range->hi || range->hi - fp < 16 || (fp & 7) || n == max ||
 		    frame_record(tid, &w, fp, range->hi, rec) < 0) {
 			*truncated = 1;
 			break;
