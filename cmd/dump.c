@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../formats/attrib.h"
 #include "../formats/profile.h"
 #include "../lib/buildid.h"
 #include "../lib/util.h"
@@ -24,8 +25,15 @@ static void print_time(uint64_t t, uint64_t base)
 	printf("%12.6f ", (double)(int64_t)(t - base) / 1e9);
 }
 
+/* The CPU time each thread-sample is charged, which depends on the samples before it. */
+struct charges {
+	struct attrib *attrib;
+	double *cpu;
+	size_t alloc;
+};
+
 static void dump_record(const struct profile_reader *r, const struct profile_record *rec,
-			uint64_t base)
+			uint64_t base, struct charges *ch)
 {
 	const struct profile_meta *m;
 	char hex[2 * 20 + 1];
@@ -94,6 +102,8 @@ static void dump_record(const struct profile_reader *r, const struct profile_rec
 			if (profile_reader_channel(r, c)->scope == CHANNEL_SYSTEM)
 				printf(" ch%u=%" PRId64 " (+%g)", c, rec->sample.values[c],
 				       rec->sample.deltas[c]);
+		ALLOC_GROW(ch->cpu, ch->alloc, rec->sample.nr_threads);
+		attrib_sample(ch->attrib, &rec->sample, ch->cpu);
 		for (uint32_t i = 0; i < rec->sample.nr_threads; i++) {
 			const struct profile_tsample *t = &rec->sample.threads[i];
 
@@ -102,6 +112,11 @@ static void dump_record(const struct profile_reader *r, const struct profile_rec
 			for (uint32_t c = 0; c < rec->sample.nr_channels; c++)
 				if (profile_reader_channel(r, c)->scope == CHANNEL_THREAD)
 					printf(" ch%u=%" PRId64 " (+%g)", c, t->values[c], t->deltas[c]);
+			/* where it was, the CPU time it stands for as recorded, and as charged
+			 * (formats/attrib.h) */
+			printf(" %s weight %" PRIu64 " charged %" PRIu64, tsample_state_name(t->state),
+			       t->state == TS_ONCPU || t->state == TS_UNKNOWN ? t->cpu_weight : 0,
+			       (uint64_t)(ch->cpu[i] + 0.5));
 			if (t->stack) {
 				printf("\n%24s stack %u frames%s:", "", t->stack->nr_frames,
 				       t->stack->flags & STACK_TRUNCATED ? " (truncated)" : "");
@@ -147,6 +162,7 @@ int cmd_dump(int argc, char **argv)
 	};
 	const char *path = "pperf.data";
 	struct profile_reader *r;
+	struct charges ch = { 0 };
 	struct profile_record rec;
 	uint64_t base;
 	int c, n;
@@ -174,8 +190,11 @@ int cmd_dump(int argc, char **argv)
 		return EXIT_FAIL;
 	base = profile_reader_meta(r)->start_time;
 	printf("# offset   record     time (s)\n");
+	ch.attrib = attrib_new();
 	while ((n = profile_read(r, &rec)) > 0)
-		dump_record(r, &rec, base);
+		dump_record(r, &rec, base, &ch);
+	attrib_free(ch.attrib);
+	free(ch.cpu);
 	profile_reader_close(r);
 	return n < 0 ? EXIT_FAIL : EXIT_OK;
 }

@@ -448,7 +448,9 @@ static int decode_sample(struct legacy_reader *lr)
 		lr->ts[i] = (struct profile_tsample){ .slot = t->slot, .pid = lr->pid,
 						      .tid = t->tid, .pc = le64(p + 4),
 						      .cpu_ns = cpu,
-						      .cpu_delta = cpu > t->cpu_ns ? cpu - t->cpu_ns : 0 };
+						      .cpu_delta = cpu > t->cpu_ns ? cpu - t->cpu_ns : 0,
+						      .state = TS_UNKNOWN };
+		lr->ts[i].cpu_weight = lr->ts[i].cpu_delta;
 		t->cpu_ns = cpu;
 		t->last_sample = lr->samples_read + 1;
 	}

@@ -12,7 +12,17 @@
 #define NATIVE_MAGIC_SIZE 8
 #define NATIVE_HEADER_SIZE 16
 #define NATIVE_VERSION_MAJOR 1
-#define NATIVE_VERSION_MINOR 0
+#define NATIVE_VERSION_MINOR 1
+
+/* A thread's state in a sample (format 1.1), in the low 3 bits of its CPU delta's change. */
+enum native_state_code {
+	STATE_ONCPU = 0,	 /* on a CPU: stands for the time since its previous sample */
+	STATE_OFFCPU = 1,	 /* waiting for a CPU */
+	STATE_ASLEEP = 2,	 /* asleep in the kernel */
+	STATE_HELD = 3,		 /* in a stop */
+	STATE_ONCPU_WEIGHED = 4, /* on a CPU, and an svarint follows: its weight minus that time */
+	STATE_EDGE = 5,		 /* stopped at a system call's end, its place at the instant unknown */
+};
 
 /* The largest record a reader accepts: more is corruption, not a profile. */
 #define NATIVE_MAX_RECORD (64u << 20)

@@ -27,6 +27,7 @@
 struct rslot {
 	uint32_t pid, tid;
 	uint64_t pc, cpu_ns;
+	uint64_t seen; /* the time of its previous sample (or of its THREAD record) */
 	int64_t cpu_delta;
 	int live;
 	uint8_t *stk; /* the thread's last stack copy (USTACK), from stk_sp */
@@ -830,7 +831,9 @@ static int decode_sample(struct profile_reader *r, struct profile_record *rec)
 	for (uint32_t i = 0; i < n; i++) {
 		struct profile_tsample *t = &r->ts[i];
 		struct rslot *st = &r->slots[t->slot];
-		int64_t dpc = get_s(&c), ddelta = get_s(&c);
+		int64_t dpc = get_s(&c);
+		uint64_t v = get_u(&c), code = r->meta.version_minor >= 1 ? v & 7 : STATE_ONCPU;
+		int64_t ddelta = unzigzag(r->meta.version_minor >= 1 ? v >> 3 : v);
 		int64_t delta = (int64_t)((uint64_t)st->cpu_delta + (uint64_t)ddelta);
 
 		if (c.bad)
@@ -843,6 +846,23 @@ static int decode_sample(struct profile_reader *r, struct profile_record *rec)
 		t->pc = st->pc;
 		t->cpu_ns = st->cpu_ns;
 		t->cpu_delta = delta > 0 ? (uint64_t)delta : 0;
+		t->state = TS_UNKNOWN;
+		t->cpu_weight = t->cpu_delta;
+		if (r->meta.version_minor >= 1) {
+			int64_t w = (int64_t)(time - st->seen);
+
+			if (code == STATE_ONCPU_WEIGHED)
+				w += get_s(&c);
+			if (code > STATE_EDGE)
+				return cur_fail(&c, "unknown thread state");
+			t->state = code == STATE_OFFCPU ? TS_OFFCPU :
+				   code == STATE_ASLEEP ? TS_ASLEEP :
+				   code == STATE_HELD	? TS_HELD :
+				   code == STATE_EDGE	? TS_EDGE :
+							  TS_ONCPU;
+			t->cpu_weight = t->state == TS_ONCPU && w > 0 ? (uint64_t)w : 0;
+		}
+		st->seen = time;
 		t->values = NULL;
 		t->deltas = NULL;
 		t->stack = NULL;
@@ -892,7 +912,7 @@ static void add_slot(struct profile_reader *r, const struct profile_thread *t)
 
 	ALLOC_GROW(r->slots, r->alloc_slots, r->nr_slots + 1);
 	r->slots[r->nr_slots] = (struct rslot){ .pid = t->pid, .tid = t->tid, .cpu_ns = t->cpu_ns,
-						.live = 1 };
+						.seen = t->time, .live = 1 };
 	ALLOC_GROW(r->live, r->alloc_live, r->nr_live + 1);
 	r->live[r->nr_live++] = (uint32_t)r->nr_slots;
 	r->nr_slots++;

@@ -19,6 +19,7 @@ struct buf {
 /* What the writer remembers of a thread slot: the previous values samples are coded against. */
 struct slot_state {
 	uint64_t pc, cpu_ns;
+	uint64_t seen; /* the time of its previous sample (or of its THREAD record) */
 	int64_t cpu_delta;
 	int live;
 	uint8_t *stk; /* the stack copy last written (--call-graph dwarf), from stk_sp */
@@ -223,7 +224,7 @@ static void add_slot(struct profile_writer *w, const struct profile_thread *t)
 	uint32_t s = (uint32_t)w->nr_slots;
 
 	ALLOC_GROW(w->slots, w->alloc_slots, w->nr_slots + 1);
-	w->slots[s] = (struct slot_state){ .cpu_ns = t->cpu_ns, .live = 1 };
+	w->slots[s] = (struct slot_state){ .cpu_ns = t->cpu_ns, .seen = t->time, .live = 1 };
 	w->nr_slots++;
 	ALLOC_GROW(w->live, w->alloc_live, w->nr_live + 1);
 	w->live[w->nr_live++] = s; /* slots only grow: stays ascending */
@@ -301,11 +302,28 @@ static int encode_sample(struct profile_writer *w, const struct profile_sample *
 		struct slot_state *st = slot(w, t->slot);
 		int64_t delta = (int64_t)(t->cpu_ns - st->cpu_ns);
 
+		/* A state not recorded is written as on a CPU for its CPU time, which is what it
+		 * stood for. The weight is coded as its difference from the time since the
+		 * thread's previous sample, which it nearly always is. */
+		uint64_t state = t->state > TS_UNKNOWN && t->state <= TS_EDGE ? t->state : TS_ONCPU;
+		uint64_t weight = t->state == TS_ONCPU ? t->cpu_weight : (uint64_t)(delta > 0 ? delta : 0);
+		int64_t extra = state == TS_ONCPU ? (int64_t)(weight - (s->time - st->seen)) : 0;
+
+		/* the state rides in the low 3 bits of the CPU delta's change: free in practice */
+		uint64_t code = state == TS_ONCPU ? (extra ? STATE_ONCPU_WEIGHED : STATE_ONCPU) :
+				state == TS_OFFCPU ? STATE_OFFCPU :
+				state == TS_ASLEEP ? STATE_ASLEEP :
+				state == TS_HELD   ? STATE_HELD :
+						     STATE_EDGE;
+
 		put_s(b, (int64_t)(t->pc - st->pc));
-		put_s(b, (int64_t)((uint64_t)delta - (uint64_t)st->cpu_delta));
+		put_u(b, zigzag((int64_t)((uint64_t)delta - (uint64_t)st->cpu_delta)) << 3 | code);
+		if (code == STATE_ONCPU_WEIGHED)
+			put_s(b, extra);
 		st->pc = t->pc;
 		st->cpu_ns = t->cpu_ns;
 		st->cpu_delta = delta;
+		st->seen = s->time;
 		for (uint32_t c = 0; c < w->nr_channels; c++)
 			if (w->thread_channel[c]) {
 				int64_t *p = &thr_prev(w, t->slot)[c];

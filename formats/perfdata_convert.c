@@ -16,6 +16,7 @@
 #include "../lib/buildid.h"
 #include "../lib/elfload.h"
 #include "../lib/util.h"
+#include "attrib.h"
 #include "perfdata.h"
 
 /* Our events' PERF_TYPE_SOFTWARE configs: above every kernel software event. */
@@ -71,6 +72,9 @@ struct conv {
 	const uint64_t *callers; /* of the thread-sample being converted */
 	uint32_t nr_callers;
 	const struct profile_ustack *ustack;
+	struct attrib *attrib; /* how CPU time and channels are charged */
+	double *cpu;	       /* the current sample's thread-samples' CPU time */
+	size_t cpu_alloc;
 };
 
 /*
@@ -303,12 +307,12 @@ static int perf_unwind_stack(struct conv *c, const struct profile_tsample *t)
 
 static int convert_sample(struct conv *c, const struct profile_sample *s)
 {
-	uint64_t cpu_sum = 0;
+	double cpu_sum;
 
+	ALLOC_GROW(c->cpu, c->cpu_alloc, s->nr_threads);
+	cpu_sum = attrib_sample(c->attrib, s, c->cpu);
 	c->st->profile_samples++;
 	c->st->thread_samples += s->nr_threads;
-	for (uint32_t i = 0; i < s->nr_threads; i++)
-		cpu_sum += s->threads[i].cpu_delta;
 	for (uint32_t i = 0; i < s->nr_threads; i++) {
 		const struct profile_tsample *t = &s->threads[i];
 		struct thread_state *ts = thread_state(c, t->slot);
@@ -330,9 +334,8 @@ static int convert_sample(struct conv *c, const struct profile_sample *s)
 		}
 		since = ts->known ? ts->last_time : c->prev_time;
 		since = s->time > since ? s->time - since : 0;
-		/* system channels go to the threads that ran, by CPU time; all alike if none ran */
-		share = cpu_sum ? (double)t->cpu_delta / (double)cpu_sum : 1.0 / s->nr_threads;
-		if (emit(c, 0, t, s->time, t->cpu_delta) < 0)
+		share = attrib_share(c->cpu, i, cpu_sum);
+		if (emit(c, 0, t, s->time, (uint64_t)(c->cpu[i] + 0.5)) < 0)
 			return -1;
 		if (c->wall_event != UINT32_MAX && emit(c, c->wall_event, t, s->time, since) < 0)
 			return -1;
@@ -343,9 +346,9 @@ static int convert_sample(struct conv *c, const struct profile_sample *s)
 			if (cc->scope == CHANNEL_THREAD) {
 				if (!t->deltas)
 					continue;
-				amount = t->deltas[k] * cc->factor;
-				if (cc->integrate)
-					amount *= (double)since / 1e9;
+				amount = cc->integrate ? t->deltas[k] * cc->factor * (double)since / 1e9 :
+							 attrib_thread_counter(t, c->cpu[i], t->deltas[k]) *
+								 cc->factor;
 			} else {
 				if (!s->deltas || k >= s->nr_channels)
 					continue;
@@ -526,6 +529,8 @@ static void conv_release(struct conv *c)
 		free(c->files[i].path);
 	free(c->files);
 	free(c->version);
+	attrib_free(c->attrib);
+	free(c->cpu);
 }
 
 int perfdata_convert(struct profile_reader *r, int fd, const char *name, unsigned flags,
@@ -539,7 +544,8 @@ int perfdata_convert_stacks(struct profile_reader *r, int fd, const char *name, 
 			    struct perfdata_convert_stats *stats)
 {
 	struct perfdata_convert_stats dummy;
-	struct conv c = { .r = r, .flags = flags, .st = stats ? stats : &dummy, .src = src };
+	struct conv c = { .r = r, .flags = flags, .st = stats ? stats : &dummy, .src = src,
+			  .attrib = attrib_new() };
 	struct profile_record rec;
 	int n, ret = -1;
 

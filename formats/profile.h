@@ -167,12 +167,34 @@ struct profile_ustack {
 	const uint8_t *data;
 };
 
+/*
+ * Where a thread was at the sampling instant (profile_tsample.state), as the recorder saw it.
+ * Only an observation of a thread on a CPU stands for CPU time: see formats/attrib.h.
+ */
+enum tsample_state {
+	TS_UNKNOWN = 0, /* not recorded (format 1.0, legacy profiles): cpu_weight is cpu_delta */
+	TS_ONCPU = 1,	/* running on a CPU (user or kernel code) from the instant to its stop */
+	TS_OFFCPU = 2,	/* runnable but waiting for a CPU, or preempted before it stopped */
+	TS_ASLEEP = 3,	/* asleep in the kernel (a blocking call), read where it sleeps */
+	TS_HELD = 4,	/* not running: in a stop of its own (SIGSTOP, a vfork, a ptrace event) */
+	/* On a CPU, but stopped at the end of a system call so soon after the instant that the
+	 * call may have begun after it: where it was at the instant is not known. */
+	TS_EDGE = 5,
+};
+
 /* One thread in one sample. */
 struct profile_tsample {
 	uint32_t slot, pid, tid;
 	uint64_t pc;
 	uint64_t cpu_ns;    /* cumulative CPU time of the thread */
 	uint64_t cpu_delta; /* CPU time since the thread's previous sample (or since it appeared) */
+	uint32_t state;	    /* enum tsample_state */
+	/*
+	 * The CPU time this observation stands for: for TS_ONCPU, the time since the thread's
+	 * previous observation ended (the sampling interval, or longer when the thread stopped
+	 * late inside a long system call it ran all along); 0 in the other states.
+	 */
+	uint64_t cpu_weight;
 	/*
 	 * Per-thread channels: the raw value and its increase since the thread's previous sample
 	 * (counters) or the reading (instant), indexed by channel index; NULL without channels.
@@ -233,6 +255,8 @@ struct profile_record {
 
 /* The name of a record type for messages and dumps ("sample", "mmap"...). */
 const char *profile_record_name(enum profile_record_type type);
+/* "oncpu", "offcpu", "asleep", "held", "edge" or "-" (not recorded). */
+const char *tsample_state_name(uint32_t state);
 
 /*
  * Writer: streams records to a file descriptor as the program runs. Records are buffered and

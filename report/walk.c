@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../formats/attrib.h"
 #include "../lib/util.h"
 #include "unwind.h"
 
@@ -75,6 +76,9 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 	struct walk_totals t = { 0 };
 	double *share = NULL, *reading = NULL;
 	uint64_t prev_time = 0;
+	struct attrib *attrib = attrib_new();
+	double *cpu = NULL;
+	size_t cpu_alloc = 0;
 	uint32_t nch = 0;
 	int n, ret = 0;
 
@@ -94,8 +98,9 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 		if (rec.type != PROFILE_SAMPLE)
 			continue;
 		const struct profile_sample *ps = &rec.sample;
-		uint64_t sum = 0, wall = prev_time && ps->time > prev_time ? ps->time - prev_time :
-									       meta->period_ns;
+		uint64_t wall = prev_time && ps->time > prev_time ? ps->time - prev_time :
+								      meta->period_ns;
+		double sum;
 
 		if (nch != profile_reader_nr_channels(r)) {
 			nch = profile_reader_nr_channels(r);
@@ -109,8 +114,8 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 			memset(t.unattributed, 0, (nch + 1) * sizeof(double));
 		}
 		prev_time = ps->time;
-		for (uint32_t i = 0; i < ps->nr_threads; i++)
-			sum += ps->threads[i].cpu_delta;
+		ALLOC_GROW(cpu, cpu_alloc, ps->nr_threads);
+		sum = attrib_sample(attrib, ps, cpu);
 		for (uint32_t c = 0; c < nch && ps->deltas; c++) {
 			if (profile_reader_channel(r, c)->scope != CHANNEL_SYSTEM)
 				continue;
@@ -125,7 +130,7 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 			struct walk_sample ws = {
 				.time = ps->time > meta->start_time ? ps->time - meta->start_time : 0,
 				.pid = ts->pid, .tid = ts->tid, .comm = comm_slot(&comms, ts->tid)->name,
-				.pc = ts->pc, .cpu_ns = ts->cpu_delta, .wall_ns = wall,
+				.pc = ts->pc, .cpu_ns = (uint64_t)(cpu[i] + 0.5), .wall_ns = wall,
 				.stack = ts->stack, .symbolizer = sym,
 				.nr_channels = nch, .share = share, .reading = reading
 			};
@@ -134,12 +139,13 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 				const struct profile_channel *ch = profile_reader_channel(r, c);
 
 				if (ch->scope == CHANNEL_SYSTEM) {
-					share[c] = sum && ps->deltas ?
-							   ps->deltas[c] * (double)ts->cpu_delta / (double)sum :
-							   0;
+					share[c] = ps->deltas ? ps->deltas[c] * attrib_share(cpu, i, sum) : 0;
 					reading[c] = ps->values ? (double)ps->values[c] * ch->scale : 0;
 				} else {
-					share[c] = ts->deltas ? ts->deltas[c] : 0;
+					share[c] = !ts->deltas		      ? 0 :
+						   ch->kind == CHANNEL_COUNTER ?
+							   attrib_thread_counter(ts, cpu[i], ts->deltas[c]) :
+							   ts->deltas[c];
 					reading[c] = ts->values ? (double)ts->values[c] * ch->scale : 0;
 					t.channel[c] += share[c];
 				}
@@ -180,6 +186,8 @@ out:
 	else
 		walk_totals_free(&t);
 	unwinder_free(unw);
+	attrib_free(attrib);
+	free(cpu);
 	free(frames);
 	symbolizer_free(sym);
 	free(comms.e);

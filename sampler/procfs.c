@@ -25,11 +25,13 @@ int cputime_open(struct cputime_src *src, pid_t pid, pid_t tid)
 	return src->fd >= 0 ? 0 : -1;
 }
 
-int cputime_read(const struct cputime_src *src, uint64_t *ns)
+int cputime_read(const struct cputime_src *src, uint64_t *ns, struct sched_counts *sc)
 {
 	char buf[512], *p;
 	ssize_t n;
 
+	if (sc)
+		*sc = (struct sched_counts){ .switches = CPUTIME_NO_SWITCHES };
 	if (src->fd < 0)
 		return -1;
 	n = pread(src->fd, buf, sizeof(buf) - 1, 0);
@@ -37,7 +39,13 @@ int cputime_read(const struct cputime_src *src, uint64_t *ns)
 		return -1;
 	buf[n] = '\0';
 	if (!src->from_stat) {
-		*ns = strtoull(buf, NULL, 10);
+		/* "cpu_ns run_delay_ns pcount": pcount counts the times the thread was given a
+		 * CPU; all three are 0 when the kernel keeps no scheduler statistics */
+		unsigned long long run_delay = 0, pcount = 0;
+
+		*ns = strtoull(buf, &p, 10);
+		if (sc && sscanf(p, "%llu %llu", &run_delay, &pcount) == 2 && pcount)
+			*sc = (struct sched_counts){ .switches = pcount, .waited_ns = run_delay };
 		return 0;
 	}
 	/* stat: fields 14 and 15 (utime, stime, in clock ticks) follow the ")" ending comm. */

@@ -15,8 +15,21 @@ struct cputime_src {
 
 /* Open tid's CPU-time source; -1 if the thread is gone. Paired with cputime_close(). */
 int cputime_open(struct cputime_src *src, pid_t pid, pid_t tid);
-/* Its cumulative CPU time in ns; -1 if the thread is gone. */
-int cputime_read(const struct cputime_src *src, uint64_t *ns);
+#define CPUTIME_NO_SWITCHES UINT64_MAX
+
+/* What the scheduler counts of a thread (schedstat): how many times it was given a CPU
+ * (CPUTIME_NO_SWITCHES where the kernel does not count), and how long it has waited for one in
+ * all, up to the last time it got one. */
+struct sched_counts {
+	uint64_t switches, waited_ns;
+};
+
+/*
+ * Its cumulative CPU time in ns; -1 if the thread is gone; and, if sc is not NULL, its
+ * scheduler counts. The CPU time of a thread running now is as of its last scheduler tick:
+ * exact only for a stopped or sleeping thread.
+ */
+int cputime_read(const struct cputime_src *src, uint64_t *ns, struct sched_counts *sc);
 void cputime_close(struct cputime_src *src);
 
 /*

@@ -28,10 +28,15 @@ struct task {
 	int waited;	     /* the current sample waits for this task's stop */
 	int in_vfork;	     /* a vfork parent, blocked until its child execs or exits */
 	int exiting;	     /* reported PTRACE_EVENT_EXIT: runs only to its end */
-	int sampled;	     /* stopped and read in the current sample */
+	int sampled;	     /* stopped for the current sample (or held in a stop of its own) */
 	int read_asleep;     /* read asleep, not stopped, in the current sample */
+	int taken;	     /* its thread-sample of the current sample is taken */
 	uint64_t pc, cpu_ns; /* as last read */
 	uint64_t last_delta; /* CPU time in the last sampled interval */
+	struct sched_counts sched; /* its scheduler counts at the sampling instant */
+	uint64_t asked_ns;   /* when it was interrupted for the current sample */
+	uint64_t stop_ns;    /* when its stop for the current sample was seen */
+	uint64_t mark;	     /* its time is accounted for up to here (see take_thread()) */
 	char comm[16];
 	struct cputime_src cputime;
 	struct asleep_src asleep;

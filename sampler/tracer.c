@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -33,12 +34,19 @@
 #include "procfs.h"
 #include "tasks.h"
 
+/* A thread-sample of a thread that ended before its sample was written. */
+#define SLOT_GONE UINT32_MAX
 /* How often buffered records are written out; a killed recorder loses at most this much. */
 #define FLUSH_INTERVAL_NS (10 * 1000 * 1000ULL)
 /* How often thread names are checked for changes (prctl PR_SET_NAME is not traced). */
 #define COMM_INTERVAL_NS (100 * 1000 * 1000ULL)
 /* How long a sample waits for a task to stop before leaving it out (a task in D state). */
 #define STOP_TIMEOUT_NS (1000 * 1000 * 1000ULL)
+/* How long before the sampling instant a thread found waiting for a CPU may have lost it
+ * and still count as running at the instant (see task_weigh()). */
+#define PREEMPT_SLACK_NS (20 * 1000ULL)
+/* The tracer's time slice at normal priority (see short_slice()). */
+#define SAMPLER_SLICE_NS (100 * 1000ULL)
 /* How long the tracer polls for stops after the last one came, before it sleeps. */
 #define SPIN_NS (200 * 1000ULL)
 
@@ -61,6 +69,8 @@ struct tracer {
 	uint32_t next_slot;
 
 	uint64_t period_ns, start_ns, deadline, end_ns;
+	uint64_t rng;	 /* xorshift state for dither() */
+	uint64_t ipi_ns; /* how long an interrupt takes to stop a thread in user code (mean) */
 	enum stop_reason stop;
 	int waiting_root, nr_signals;
 	int finished; /* the totals are written: nothing more is recorded */
@@ -69,6 +79,8 @@ struct tracer {
 	 * with sample_time. */
 	int sampling;
 	uint64_t sample_time;
+	int sample_open; /* a sample is being taken: each task stopped for it is read and let go */
+	uint32_t nts;	 /* thread-samples taken in it so far */
 	int nwait;
 	uint64_t last_flush, last_comm_check;
 
@@ -160,7 +172,8 @@ static struct task *new_task(struct tracer *t, pid_t pid, pid_t tid, int how, pi
 		emit(t, &rec);
 	}
 	cputime_open(&task->cputime, pid, tid);
-	cputime_read(&task->cputime, &task->cpu_ns);
+	cputime_read(&task->cputime, &task->cpu_ns, NULL);
+	task->mark = stamp(t);
 	asleep_open(&task->asleep, pid, tid);
 	if (proc_read_comm(pid, tid, task->comm) < 0)
 		snprintf(task->comm, sizeof(task->comm), "%d", (int)tid);
@@ -203,6 +216,11 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 		task->waited = 0;
 		t->nwait--;
 	}
+	/* Gone before its sample is written (it exited once let go): the sample leaves it out,
+	 * as its THREAD_END comes first. */
+	for (uint32_t i = 0; t->sample_open && task->taken && i < t->nts; i++)
+		if (t->ts[i].slot == task->slot)
+			t->ts[i].slot = SLOT_GONE;
 	rec.thread_end = (struct profile_thread_end){ .time = stamp(t), .slot = task->slot,
 						      .pid = (uint32_t)task->proc->pid,
 						      .tid = (uint32_t)tid, .cpu_ns = task->cpu_ns };
@@ -234,6 +252,8 @@ static void resume_task(struct tracer *t, struct task *task)
 	task->state = TASK_RUNNING;
 }
 
+static void take_thread(struct tracer *t, struct task *task);
+
 /*
  * A task is in a ptrace-stop: while sampling (or detaching) it is held for the sample,
  * otherwise it goes on at once.
@@ -243,6 +263,22 @@ static void task_stopped(struct tracer *t, struct task *task, int group_stop)
 	if (task->waited) {
 		task->waited = 0;
 		t->nwait--;
+	}
+	if (t->sample_open) {
+		/*
+		 * Read at once, and let go while others are still awaited: it need not wait for
+		 * them. The last is let go when the sample is done, so that the tracer, which it
+		 * might preempt on waking, has finished its work first.
+		 */
+		task->state = group_stop ? TASK_GROUP_STOPPED : TASK_STOPPED;
+		task->sampled = 1;
+		task->stop_ns = now_ns();
+		take_thread(t, task);
+		if (t->nwait > 0) {
+			task->sampled = 0;
+			resume_task(t, task);
+		}
+		return;
 	}
 	if (t->sampling) {
 		task->state = group_stop ? TASK_GROUP_STOPPED : TASK_STOPPED;
@@ -378,7 +414,7 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 	case PTRACE_EVENT_EXIT:
 		/* About to exit: never interrupted again (a zombie leader would not stop). */
 		task->exiting = 1;
-		cputime_read(&task->cputime, &task->cpu_ns);
+		cputime_read(&task->cputime, &task->cpu_ns, NULL);
 		if (task->waited) {
 			task->waited = 0;
 			t->nwait--;
@@ -426,8 +462,10 @@ static void wait_for_stops(struct tracer *t)
 {
 	uint64_t progress = now_ns(), limit = progress + STOP_TIMEOUT_NS;
 	/* Poll only while every task to wait for can be on a CPU of its own: otherwise the
-	 * tracer would hold the CPU that a queued task needs to reach its stop. */
-	int spin = t->nwait < t->nr_cpus;
+	 * tracer would hold the CPU that a queued task needs to reach its stop. Never at a
+	 * real-time priority: sched_yield() then lets no task of the program run, and the
+	 * task a wake-up put on the tracer's own CPU would wait for the whole poll. */
+	int spin = t->nwait < t->nr_cpus && !t->o.sched_policy;
 	sigset_t chld;
 
 	sigemptyset(&chld);
@@ -479,6 +517,8 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 
 		task->sampled = 0;
 		task->read_asleep = 0;
+		task->taken = 0;
+		task->sched.switches = CPUTIME_NO_SWITCHES;
 		if (task->state == TASK_NEW || task->in_vfork || task->exiting)
 			continue;
 		if (task->state == TASK_GROUP_STOPPED && !include_group_stopped)
@@ -500,9 +540,18 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 			continue;
 		}
 		if (!task->interrupted) {
+			uint64_t ns;
+
+			/* How often it was given a CPU, just before the interrupt: the same count at
+			 * its stop means it was on a CPU at this instant (see take_thread()). */
+			if (t->sample_open)
+				cputime_read(&task->cputime, &ns, &task->sched);
 			if (ptrace(PTRACE_INTERRUPT, task->tid, 0, 0) < 0)
 				continue; /* gone: its exit is on its way */
 			task->interrupted = 1;
+			task->asked_ns = now_ns();
+		} else {
+			task->sched.switches = CPUTIME_NO_SWITCHES; /* asked earlier: no instant */
 		}
 		task->waited = 1;
 		t->nwait++;
@@ -515,7 +564,7 @@ static void stop_all(struct tracer *t, int include_group_stopped)
  * NULL, its registers by DWARF number for unwinding (*nr_dwarf of them).
  */
 static uint64_t read_pc(pid_t tid, int *ok, uint64_t *fp, uint64_t *sp, uint64_t *dwarf,
-			uint32_t *nr_dwarf)
+			uint32_t *nr_dwarf, int *in_syscall)
 {
 	struct user_regs_struct regs;
 	struct iovec iov = { &regs, sizeof(regs) };
@@ -524,6 +573,8 @@ static uint64_t read_pc(pid_t tid, int *ok, uint64_t *fp, uint64_t *sp, uint64_t
 	if (!*ok)
 		return 0;
 #if defined(__x86_64__)
+	/* the kernel entered through a system call, not an interrupt (orig_rax -1) */
+	*in_syscall = (long)regs.orig_rax >= 0;
 	if (dwarf) {
 		/* rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip: the x86-64 psABI's numbering */
 		const uint64_t r[17] = { regs.rax, regs.rdx, regs.rcx, regs.rbx, regs.rsi, regs.rdi,
@@ -537,6 +588,13 @@ static uint64_t read_pc(pid_t tid, int *ok, uint64_t *fp, uint64_t *sp, uint64_t
 	*sp = regs.rsp;
 	return regs.rip;
 #elif defined(__aarch64__)
+	{
+		int nr = -1;
+		struct iovec sc = { &nr, sizeof(nr) };
+
+		*in_syscall = ptrace(PTRACE_GETREGSET, tid, 0x404 /* NT_ARM_SYSTEM_CALL */, &sc) == 0 &&
+			      nr >= 0;
+	}
 	if (dwarf) {
 		/* x0-x30 and sp: the AArch64 DWARF numbering (the PC is the sample's) */
 		memcpy(dwarf, regs.regs, 31 * sizeof(uint64_t));
@@ -551,21 +609,14 @@ static uint64_t read_pc(pid_t tid, int *ok, uint64_t *fp, uint64_t *sp, uint64_t
 #endif
 }
 
-static void sample(struct tracer *t)
+/* Room for thread-sample n of the current sample (and its stack). */
+static void sample_room(struct tracer *t, uint32_t n)
 {
 	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
-	int thread_channels = t->o.pmus && pmu_set_has_thread_channels(t->o.pmus);
-	struct profile_record rec = { .type = PROFILE_SAMPLE };
-	uint32_t n = 0;
-	uint64_t end;
 
-	t->sampling = 1;
-	t->sample_time = now_ns();
-	stop_all(t, 0);
-
-	ALLOC_GROW(t->ts, t->ts_alloc, t->tt.nr);
-	if (t->o.call_graph && t->stk_alloc < t->tt.nr) {
-		t->stk_alloc = t->tt.nr * 2;
+	ALLOC_GROW(t->ts, t->ts_alloc, n + 1);
+	if (t->o.call_graph && t->stk_alloc < n + 1) {
+		t->stk_alloc = (n + 1) * 2;
 		t->stk = xreallocarray(t->stk, t->stk_alloc, sizeof(*t->stk));
 		if (t->o.call_graph == CALL_GRAPH_FP) {
 			t->stk_frames = xreallocarray(t->stk_frames, t->stk_alloc * STACK_MAX_DEPTH,
@@ -577,87 +628,226 @@ static void sample(struct tracer *t)
 			t->ustk_data = xreallocarray(t->ustk_data, t->stk_alloc, t->o.stack_size);
 		}
 	}
-	if (thread_channels && t->thr_alloc < t->tt.nr * nch) {
-		t->thr_alloc = t->tt.nr * nch * 2;
+	if (nch && t->o.pmus && pmu_set_has_thread_channels(t->o.pmus) &&
+	    t->thr_alloc < (size_t)(n + 1) * nch) {
+		t->thr_alloc = (size_t)(n + 1) * nch * 2;
 		t->thr_values = xreallocarray(t->thr_values, t->thr_alloc, sizeof(int64_t));
 	}
-	for (size_t i = 0; i < t->tt.nr; i++) {
-		struct task *task = t->tt.tasks[i];
-		struct profile_tsample *s;
-		uint64_t fp = 0, sp = 0;
-		int ok = 1;
-		uint64_t *dwarf = NULL;
-		uint32_t nr_dwarf = 0;
+}
 
-		if (t->o.call_graph == CALL_GRAPH_DWARF)
-			dwarf = t->ustk_regs + (size_t)n * USTACK_MAX_REGS;
-		if (task->state == TASK_STOPPED && task->sampled) {
-			uint64_t pc = read_pc(task->tid, &ok, &fp, &sp, dwarf, &nr_dwarf);
+/*
+ * Where the task was at the sampling instant, and the CPU time its thread-sample stands for
+ * (formats/attrib.h). A stopped task that was given no CPU between the instant (switches read
+ * just before the interrupt) and its stop was on a CPU all along: it stands for the time since
+ * its mark, and, when it stopped late (a long system call it ran in the kernel), for the time
+ * up to its stop too, which it is then accounted for up to. Any other state stands for no CPU
+ * time: whatever the task ran since its last sample, an observation that found it on a CPU
+ * carries. The writer codes the usual weight, the time since the task's previous sample, in
+ * no bytes.
+ */
+static enum tsample_state task_weigh(struct tracer *t, struct task *task,
+				     const struct sched_counts *now, int in_syscall, uint64_t *weight)
+{
+	const struct sched_counts *then = &task->sched;
+	enum tsample_state st = TS_HELD;
 
-			if (ok)
-				task->pc = pc;
-		} else if (task->state != TASK_GROUP_STOPPED && !task->in_vfork && !task->read_asleep) {
+	*weight = 0;
+	if (task->read_asleep) {
+		st = TS_ASLEEP;
+	} else if (task->state == TASK_STOPPED && task->sampled) {
+		/*
+		 * Given no CPU between the instant and its stop: on one all along. Given one once,
+		 * after waiting only since about the instant, and stopped in user code: it ran
+		 * until the instant, when something took its CPU, most often the sampler itself
+		 * waking there, at an interrupt, so wherever it was. (Stopped at a system call's
+		 * end instead, it might have been waking from a sleep at the instant.)
+		 */
+		uint64_t since = task->stop_ns - t->sample_time + PREEMPT_SLACK_NS;
+
+		st = then->switches == CPUTIME_NO_SWITCHES ? TS_OFFCPU :
+		     now->switches == then->switches	   ? TS_ONCPU :
+		     now->switches == then->switches + 1 && !in_syscall &&
+				     now->waited_ns - then->waited_ns <= since ?
+							     TS_ONCPU :
+							     TS_OFFCPU;
+	}
+	if (st == TS_ONCPU) {
+		/*
+		 * An interrupt reaches a thread running user code when the CPU it runs on takes
+		 * the sampler's inter-processor interrupt (about 10 us on a VM), or sooner, at
+		 * the end of a system call it makes meanwhile. A stop at a system call's end that
+		 * came sooner than interrupts take does not tell where the thread was at the
+		 * instant: in the call, or in the code before it. Counting it for the call would
+		 * charge the code before every system call to the call. The interrupts' usual
+		 * time is learnt from the stops in user code.
+		 */
+		uint64_t took = task->stop_ns > task->asked_ns ? task->stop_ns - task->asked_ns : 0;
+
+		if (!in_syscall)
+			t->ipi_ns += ((int64_t)took - (int64_t)t->ipi_ns) / 32;
+		else if (took < 4 * t->ipi_ns)
+			st = TS_EDGE;
+	}
+	if (st == TS_ONCPU && task->stop_ns > t->sample_time + t->period_ns / 4) {
+		*weight = task->stop_ns > task->mark ? task->stop_ns - task->mark : 0;
+		task->mark = task->stop_ns;
+		return st;
+	}
+	if (st == TS_ONCPU)
+		*weight = t->sample_time > task->mark ? t->sample_time - task->mark : 0;
+	task->mark = t->sample_time;
+	return st;
+}
+
+/*
+ * Take a task's thread-sample of the current sample: a stopped one's registers, call stack
+ * and counters (it is let go right after), a sleeper's PC where it sleeps, a held one's last PC.
+ */
+static void take_thread(struct tracer *t, struct task *task)
+{
+	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
+	int stopped = task->state == TASK_STOPPED && task->sampled;
+	uint32_t n = t->nts, nr_dwarf = 0;
+	uint64_t fp = 0, sp = 0, before, *dwarf = NULL;
+	struct sched_counts sched;
+	struct profile_tsample *s;
+	int ok = 1, in_syscall = 0;
+
+	if (task->taken || task->exiting)
+		return;
+	if (!stopped && task->state != TASK_GROUP_STOPPED && !task->in_vfork && !task->read_asleep)
+		return;
+	sample_room(t, n);
+	if (t->o.call_graph == CALL_GRAPH_DWARF)
+		dwarf = t->ustk_regs + (size_t)n * USTACK_MAX_REGS;
+	if (stopped) {
+		uint64_t pc = read_pc(task->tid, &ok, &fp, &sp, dwarf, &nr_dwarf, &in_syscall);
+
+		if (ok)
+			task->pc = pc;
+	}
+	/* Held in a group-stop or a vfork: not running, so its last PC still holds; asleep: its
+	 * PC was read where it sleeps. */
+	if (!ok || !task->pc)
+		return;
+	task->taken = 1;
+	before = task->cpu_ns;
+	cputime_read(&task->cputime, &task->cpu_ns, &sched);
+	task->last_delta = task->cpu_ns > before ? task->cpu_ns - before : 0;
+	s = &t->ts[n];
+	*s = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
+				       .tid = (uint32_t)task->tid, .pc = task->pc,
+				       .cpu_ns = task->cpu_ns };
+	s->state = task_weigh(t, task, &sched, in_syscall, &s->cpu_weight);
+
+	/* Call stacks of the threads stopped now (not of sleepers read in place); their
+	 * pointers are set when the sample is written (the arrays may move meanwhile). */
+	if (nr_dwarf && stopped) {
+		uint8_t *data = t->ustk_data + (size_t)n * t->o.stack_size;
+		int cut;
+		uint32_t size = stack_copy(task->proc->pid, task->tid, sp, &task->stack, data,
+					   t->o.stack_size, &cut);
+
+		t->ustk[n] = (struct profile_ustack){ .flags = cut ? USTACK_CUT : 0,
+						      .nr_regs = nr_dwarf, .sp = sp, .size = size };
+		s->ustack = &t->ustk[n];
+	}
+	if (t->o.call_graph == CALL_GRAPH_FP && stopped && fp) {
+		struct profile_stack *st = &t->stk[n];
+		int trunc;
+
+		st->nr_frames = stack_walk_fp(task->proc->pid, task->tid, fp, sp, &task->stack,
+					      t->stk_frames + (size_t)n * STACK_MAX_DEPTH,
+					      STACK_MAX_DEPTH, &trunc);
+		st->flags = trunc ? STACK_TRUNCATED : 0;
+		s->stack = st;
+	}
+	if (task->read_asleep)
+		t->st.asleep_samples++;
+	if (nch && pmu_set_has_thread_channels(t->o.pmus)) {
+		int64_t *v = t->thr_values + (size_t)n * nch;
+
+		memset(v, 0, nch * sizeof(*v));
+		pmu_set_read_thread(t->o.pmus, task->tid, v);
+		s->values = v;
+	}
+	t->nts = n + 1;
+}
+
+/* Move thread-sample `from` of the current sample, with its stack, to `to` (< from). */
+static void move_thread_sample(struct tracer *t, uint32_t to, uint32_t from)
+{
+	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
+
+	t->ts[to] = t->ts[from];
+	if (t->ts[from].stack) {
+		t->stk[to] = t->stk[from];
+		memcpy(t->stk_frames + (size_t)to * STACK_MAX_DEPTH,
+		       t->stk_frames + (size_t)from * STACK_MAX_DEPTH,
+		       t->stk[from].nr_frames * sizeof(uint64_t));
+	}
+	if (t->ts[from].ustack) {
+		t->ustk[to] = t->ustk[from];
+		memcpy(t->ustk_regs + (size_t)to * USTACK_MAX_REGS,
+		       t->ustk_regs + (size_t)from * USTACK_MAX_REGS, USTACK_MAX_REGS * sizeof(uint64_t));
+		memcpy(t->ustk_data + (size_t)to * t->o.stack_size,
+		       t->ustk_data + (size_t)from * t->o.stack_size, t->ustk[from].size);
+	}
+	if (t->ts[from].values)
+		memcpy(t->thr_values + (size_t)to * nch, t->thr_values + (size_t)from * nch,
+		       nch * sizeof(int64_t));
+}
+
+static void sample(struct tracer *t)
+{
+	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
+	struct profile_record rec = { .type = PROFILE_SAMPLE };
+	uint32_t n;
+	uint64_t end;
+
+	t->sampling = 1;
+	t->sample_open = 1;
+	t->nts = 0;
+	t->sample_time = now_ns();
+	sample_room(t, (uint32_t)t->tt.nr);
+	/* Each task that stops is read and let go at once (task_stopped()). */
+	stop_all(t, 0);
+	/* The others: sleepers, and tasks held in stops of their own. */
+	for (size_t i = 0; i < t->tt.nr; i++)
+		take_thread(t, t->tt.tasks[i]);
+	t->sample_open = 0;
+	/* Leave out the threads that ended meanwhile, and set the thread-samples' pointers into
+	 * arrays that may have moved while they were taken. */
+	n = 0;
+	for (uint32_t i = 0; i < t->nts; i++) {
+		if (t->ts[i].slot == SLOT_GONE)
 			continue;
-		}
-		/* Held in a group-stop or a vfork: not running, so its last PC still holds;
-		 * asleep: its PC was read where it sleeps. */
-		if (!ok || !task->pc)
-			continue;
-		{
-			uint64_t before = task->cpu_ns;
-
-			cputime_read(&task->cputime, &task->cpu_ns);
-			task->last_delta = task->cpu_ns > before ? task->cpu_ns - before : 0;
-		}
-		s = &t->ts[n];
-		*s = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
-					       .tid = (uint32_t)task->tid, .pc = task->pc,
-					       .cpu_ns = task->cpu_ns };
-		/* Call stacks of the threads stopped now (not of sleepers read in place). */
-		if (nr_dwarf && task->state == TASK_STOPPED && task->sampled && ok) {
-			uint8_t *data = t->ustk_data + (size_t)n * t->o.stack_size;
-			int cut;
-			uint32_t size = stack_copy(task->proc->pid, task->tid, sp, &task->stack, data,
-						   t->o.stack_size, &cut);
-
-			t->ustk[n] = (struct profile_ustack){ .flags = cut ? USTACK_CUT : 0,
-							      .nr_regs = nr_dwarf, .regs = dwarf,
-							      .sp = sp, .size = size, .data = data };
-			s->ustack = &t->ustk[n];
-		}
-		if (t->o.call_graph == CALL_GRAPH_FP && task->state == TASK_STOPPED && task->sampled &&
-		    ok && fp) {
-			struct profile_stack *st = &t->stk[n];
-			uint64_t *frames = t->stk_frames + (size_t)n * STACK_MAX_DEPTH;
-			int trunc;
-
-			st->nr_frames = stack_walk_fp(task->proc->pid, task->tid, fp, sp,
-						      &task->stack, frames, STACK_MAX_DEPTH, &trunc);
-			st->flags = trunc ? STACK_TRUNCATED : 0;
-			st->frames = frames;
-			s->stack = st;
-		}
-		if (task->read_asleep)
-			t->st.asleep_samples++;
-		if (thread_channels) {
-			int64_t *v = t->thr_values + (size_t)n * nch;
-
-			memset(v, 0, nch * sizeof(*v));
-			pmu_set_read_thread(t->o.pmus, task->tid, v);
-			s->values = v;
-		}
+		if (n != i)
+			move_thread_sample(t, n, i);
 		n++;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (t->ts[i].ustack) {
+			t->ustk[i].regs = t->ustk_regs + (size_t)i * USTACK_MAX_REGS;
+			t->ustk[i].data = t->ustk_data + (size_t)i * t->o.stack_size;
+			t->ts[i].ustack = &t->ustk[i];
+		}
+		if (t->ts[i].stack) {
+			t->stk[i].frames = t->stk_frames + (size_t)i * STACK_MAX_DEPTH;
+			t->ts[i].stack = &t->stk[i];
+		}
+		if (t->ts[i].values)
+			t->ts[i].values = t->thr_values + (size_t)i * nch;
 	}
 	if (nch)
 		pmu_set_read(t->o.pmus, t->sys_values);
 
 	t->sampling = 0;
+	/* Tasks held in a stop of their own go back to it; any other still stopped goes on. */
 	for (size_t i = 0; i < t->tt.nr; i++) {
 		struct task *task = t->tt.tasks[i];
 
-		if (task->sampled && task->state == TASK_STOPPED)
-			resume_task(t, task);
-		else if (task->sampled && task->state == TASK_GROUP_STOPPED)
+		if (task->sampled && (task->state == TASK_STOPPED || task->state == TASK_GROUP_STOPPED))
 			resume_task(t, task);
 		task->sampled = 0;
 		task->read_asleep = 0;
@@ -794,6 +984,20 @@ static void detach_all(struct tracer *t)
 	task_table_release(&t->tt);
 }
 
+/*
+ * The sampling instant of the current period: a random point of it. A program that does
+ * something periodically (sleeps 0.7 ms after 0.3 ms of work, wakes on a 1 ms timer) is then
+ * not seen at the same phase every time, which would show it always asleep or always at the
+ * same place; and the sampler's timer never fires with the program's own.
+ */
+static uint64_t dither(struct tracer *t, uint64_t deadline)
+{
+	t->rng ^= t->rng << 13;
+	t->rng ^= t->rng >> 7;
+	t->rng ^= t->rng << 17;
+	return deadline + t->rng % t->period_ns;
+}
+
 static int set_timer(struct tracer *t, uint64_t deadline)
 {
 	struct itimerspec its = { 0 };
@@ -876,13 +1080,40 @@ static int last_cpu(const cpu_set_t *set)
 	return -1;
 }
 
+/* The kernel's sched_attr (sched_setattr(2)); glibc has no wrapper. */
+struct sched_attr_v1 {
+	uint32_t size, sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime, sched_deadline, sched_period;
+	uint32_t sched_util_min, sched_util_max;
+};
+
+/*
+ * A short time slice for the tracer at its normal priority (Linux >= 6.12, no privilege
+ * needed): the scheduler then gives the tracer a CPU soon after it wakes, even when every CPU
+ * is busy, instead of after a whole slice of whatever runs there. Best effort: older kernels
+ * refuse it and nothing changes. SCHED_FLAG_RESET_ON_FORK keeps it off the program.
+ */
+static void short_slice(void)
+{
+	struct sched_attr_v1 a = { .size = sizeof(a), .sched_policy = SCHED_OTHER,
+				   .sched_flags = 0x01 /* SCHED_FLAG_RESET_ON_FORK */,
+				   .sched_runtime = SAMPLER_SLICE_NS };
+
+	syscall(SYS_sched_setattr, 0, &a, 0);
+}
+
 /* Only the tracer gets real-time priority: set after forking, so the program never has it. */
 static int apply_scheduling(struct tracer *t)
 {
 	struct sched_param sp = { .sched_priority = t->o.sched_priority };
 
-	if (!t->o.sched_policy)
+	if (!t->o.sched_policy) {
+		short_slice();
 		return 0;
+	}
 	if (sched_setscheduler(0, t->o.sched_policy | SCHED_RESET_ON_FORK, &sp) < 0)
 		return error("cannot use %s priority %d for the sampler: %s (needs CAP_SYS_NICE or "
 			     "an RLIMIT_RTPRIO of at least %d: 'ulimit -r %d', or drop the option)",
@@ -1140,6 +1371,8 @@ int tracer_run(struct tracer *t)
 	t->start_ns = now_ns();
 	t->last_flush = t->last_comm_check = t->start_ns;
 	t->deadline = t->start_ns;
+	t->rng = (t->start_ns ^ ((uint64_t)getpid() << 32)) | 1;
+	t->ipi_ns = 20 * 1000;
 	if (t->o.randomize) {
 		srandom((unsigned)(t->start_ns ^ (uint64_t)getpid()));
 		t->deadline += (uint64_t)((double)t->period_ns * ((double)random() / RAND_MAX));
@@ -1171,7 +1404,8 @@ int tracer_run(struct tracer *t)
 			next_deadline(t);
 			if (t->end_ns && t->deadline > t->end_ns)
 				t->deadline = t->end_ns;
-			set_timer(t, t->deadline);
+			set_timer(t, t->deadline < t->end_ns || !t->end_ns ? dither(t, t->deadline) :
+									   t->deadline);
 		}
 	}
 	/* Recording is over: totals first, so the profile is complete whatever happens next. */

@@ -17,7 +17,7 @@ check_threads() {
 	timeout 120 perf report --stdio -i "$2" --sort pid >"$T/rep" 2>"$T/err" || fail "perf report: $(cat "$T/err")"
 	[ -s "$T/err" ] && fail "perf report warned: $(cat "$T/err")"
 	report_shares "$T/rep" >"$T/got"
-	awk '$1 == "thread" { cpu[$3] = $7; total += $7 }
+	awk '$1 == "thread" { cpu[$3] = $11; total += $11 }
 		END { for (t in cpu) if (cpu[t] > 0) printf "%s %.2f\n", t, 100 * cpu[t] / total }' "$T/sum" |
 		sort >"$T/want"
 	expect_eq "threads with CPU time in perf report" "$(wc -l <"$T/got")" "$(wc -l <"$T/want")"
@@ -63,7 +63,8 @@ grep -q "PERF_RECORD_EXIT($fork:$fork)" "$T/raw" || fail "no EXIT record for $fo
 "$PPERF" record -q -o "$T/t.data" -- "$PROGS/threads" grow >/dev/null || fail "record threads exited $?"
 "$PPERF" convert --to perf --wall -i "$T/t.data" -o "$T/t.perf" 2>"$T/err" || fail "convert: $(cat "$T/err")"
 check_threads "$T/t.data" "$T/t.perf"
-[ "$(wc -l <"$T/want")" -ge 5 ] || fail "threads grow: only $(wc -l <"$T/want") threads"
+# the 4 workers; the main thread sleeps in pthread_join, so it has no CPU time to show
+[ "$(wc -l <"$T/want")" -ge 4 ] || fail "threads grow: only $(wc -l <"$T/want") threads"
 timeout 120 perf script -i "$T/t.perf" -F tid,event >"$T/script" 2>"$T/err" || fail "perf script: $(cat "$T/err")"
 awk '$1 == "thread" { print $3, $5 }' "$T/sum" | while read -r tid n; do
 	got=$(awk -v t="$tid" '$1 == t && $2 == "pperf:wall-time:" { n++ } END { print n + 0 }' "$T/script")

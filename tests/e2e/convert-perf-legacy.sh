@@ -21,7 +21,7 @@ grep -q "of event 'pperf:cpu-time'" "$T/rep" || fail "event: $(grep event "$T/re
 		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return v }
 	$2 == "mmap" && $NF == "'"'cpu2'"'" { split($6, r, "-"); lo[++m] = hex(r[1]); hi[m] = hex(r[2]) }
-	$1 == "tid" { d = $9; gsub(/[(+)]/, "", d); if (d == 0) next
+	$1 == "tid" { d = $NF; if (d == 0) next
 		n++; total += d; pc = hex($6)
 		for (i = 1; i <= m; i++) if (pc >= lo[i] && pc < hi[i]) { in_prog += d; break } }
 	END { printf "%d %.2f\n", n, total ? 100 * in_prog / total : 0 }' >"$T/want"

@@ -22,25 +22,27 @@ got() {
 	awk -v e="'$1'" '/^# Samples:/ { on = ($NF == e) } on && /%/ && $2 ~ /^[0-9]+:/ {
 		sub("%", "", $1); split($2, a, ":"); print a[1], $1 }' "$T/rep" | sort
 }
-# From the dump: per thread, the counter's increase (last - first reading: a thread's first
-# sample has no increase) and its part of the meter's energy (trapezoid over each interval,
-# split by the CPU time of the interval, evenly if no thread ran).
+# From the dump: per thread, its part of the counter's increases (each thread-sample's
+# increase, times its weight over its CPU delta: the counter follows CPU time) and its part of the meter's energy (trapezoid over each interval,
+# split by the CPU time each thread-sample stands for, its weight; none if no thread was on a
+# CPU: that energy is left unattributed).
 "$PPERF" dump "$T/m.data" | awk -v out="$T" '
 	/ sample / { if (n) flush(); t = $3; nt = 0; sys = ""
 		for (i = 1; i <= NF; i++) if ($i ~ /^ch1=/) sys = substr($i, 5) }
-	$1 == "tid" { nt++; tid[nt] = $2; d = $9; gsub(/[(+)]/, "", d); cpu[nt] = d
-		v = substr($10, 5); if (!($2 in first)) first[$2] = v; last[$2] = v }
+	$1 == "tid" { nt++; tid[nt] = $2; cpu[nt] = $NF
+		d = $9; gsub(/[(+)]/, "", d); inc = $11; gsub(/[(+)]/, "", inc)
+		if (d > 0) counter[$2] += inc * $NF / d; seen[$2] = 1 }
 	function flush(   i, sum, e) {
 		if (have) { e = (prev + sys) / 2 * (t - pt) }
 		sum = 0; for (i = 1; i <= nt; i++) sum += cpu[i]
-		for (i = 1; i <= nt; i++) energy[tid[i]] += have ? (sum ? e * cpu[i] / sum : e / nt) : 0
+		for (i = 1; i <= nt; i++) energy[tid[i]] += have && sum ? e * cpu[i] / sum : 0
 		prev = sys; pt = t; have = 1
 	}
 	/ sample / { n = 1 }
 	END { flush()
-		for (k in last) { c[k] = last[k] - first[k]; ct += c[k]; et += energy[k] }
+		for (k in seen) { c[k] = counter[k]; ct += c[k]; et += energy[k] }
 		printf "%.0f\n", et > out "/want-total"
-		for (k in last) {
+		for (k in seen) {
 			if (c[k] > 0) printf "%s %.2f\n", k, 100 * c[k] / ct > out "/want-counter"
 			if (energy[k] > 0) printf "%s %.2f\n", k, 100 * energy[k] / et > out "/want-energy"
 		} }'

@@ -22,12 +22,13 @@ for f in func_light func_heavy; do
 	echo "$f: perf report $got%, profile $want%"
 done
 
-# perf script: every thread-sample that used CPU, with its pid/tid, time, period and PC
+# perf script: every thread-sample that stands for CPU time (its weight, the dump's last
+# field), with its pid/tid, time, period and PC
 "$PPERF" dump "$T/p.data" | awk '
 	/ meta / { for (i = 1; i <= NF; i++) if ($i == "start") start = $(i + 1) }
 	/ sample / { t = $3 }
-	$1 == "tid" && $9 != "(+0)" { gsub(/[(+)]/, "", $9)
-		printf "%s %s %.6f %s %s\n", $4, $2, start / 1e9 + t, $9, substr($6, 3) }' >"$T/want"
+	$1 == "tid" && $NF != 0 && $NF != "0" {
+		printf "%s %s %.6f %s %s\n", $4, $2, start / 1e9 + t, $NF, substr($6, 3) }' >"$T/want"
 timeout 120 perf script -i "$T/perf.data" -F pid,tid,time,event,period,ip,sym >"$T/script" 2>"$T/err" ||
 	fail "perf script: $(cat "$T/err")"
 [ -s "$T/err" ] && fail "perf script warned: $(cat "$T/err")"

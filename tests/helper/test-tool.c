@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../formats/attrib.h"
 #include "../../formats/profile.h"
 #include "../../lib/util.h"
 
@@ -171,7 +172,9 @@ static int cmd_split(int argc, char **argv)
 {
 	struct profile_reader *r = open_or_die(argv[0]);
 	struct profile_record rec;
-	uint64_t total = 0, *per = xcalloc((size_t)argc, sizeof(uint64_t));
+	double total = 0, *per = xcalloc((size_t)argc, sizeof(double)), *cpu = NULL;
+	struct attrib *a = attrib_new();
+	size_t alloc = 0;
 	int n;
 
 	while ((n = profile_read(r, &rec)) > 0) {
@@ -179,20 +182,24 @@ static int cmd_split(int argc, char **argv)
 			take_map(&rec);
 		if (rec.type != PROFILE_SAMPLE)
 			continue;
+		ALLOC_GROW(cpu, alloc, rec.sample.nr_threads);
+		attrib_sample(a, &rec.sample, cpu);
 		for (uint32_t i = 0; i < rec.sample.nr_threads; i++) {
 			const struct profile_tsample *t = &rec.sample.threads[i];
 			const char *f = symbolize(t->pid, t->pc);
 
-			total += t->cpu_delta;
+			total += cpu[i];
 			for (int k = 1; f && k < argc; k++)
 				if (!strcmp(f, argv[k]))
-					per[k] += t->cpu_delta;
+					per[k] += cpu[i];
 		}
 	}
+	attrib_free(a);
+	free(cpu);
 	if (n < 0)
 		return 2;
 	for (int k = 1; k < argc; k++)
-		printf("%s %.2f\n", argv[k], total ? 100.0 * (double)per[k] / (double)total : 0);
+		printf("%s %.2f\n", argv[k], total > 0 ? 100.0 * per[k] / total : 0);
 	profile_reader_close(r);
 	free(per);
 	return 0;
@@ -212,9 +219,12 @@ static int cmd_summary(const char *path)
 	struct {
 		uint32_t pid, tid;
 		uint64_t samples, cpu, first_cpu;
+		double attributed;
 		char comm[32];
 	} *thr = NULL;
-	size_t nprocs = 0, nthr = 0, athr = 0;
+	struct attrib *a = attrib_new();
+	double *cpu = NULL;
+	size_t nprocs = 0, nthr = 0, athr = 0, alloc = 0;
 	uint64_t samples = 0, total_samples = 0, sys_chan = 0;
 	int n;
 
@@ -257,12 +267,15 @@ static int cmd_summary(const char *path)
 			break;
 		case PROFILE_SAMPLE:
 			samples++;
+			ALLOC_GROW(cpu, alloc, rec.sample.nr_threads);
+			attrib_sample(a, &rec.sample, cpu);
 			for (uint32_t i = 0; i < rec.sample.nr_threads; i++) {
 				const struct profile_tsample *t = &rec.sample.threads[i];
 
 				if (t->slot < nthr && thr[t->slot].tid == t->tid) {
 					thr[t->slot].samples++;
 					thr[t->slot].cpu += t->cpu_delta;
+					thr[t->slot].attributed += cpu[i];
 				} else {
 					printf("error sample names slot %u tid %u\n", t->slot, t->tid);
 				}
@@ -283,11 +296,14 @@ static int cmd_summary(const char *path)
 		       procs[i].how, procs[i].exited ? procs[i].status : -1,
 		       procs[i].exe[0] ? procs[i].exe : "-");
 	for (size_t i = 0; i < nthr; i++)
-		printf("thread %u %u samples %" PRIu64 " cpu %" PRIu64 " comm %s\n", thr[i].pid,
-		       thr[i].tid, thr[i].samples, thr[i].cpu, thr[i].comm);
+		printf("thread %u %u samples %" PRIu64 " cpu %" PRIu64 " comm %s attributed %.0f\n",
+		       thr[i].pid, thr[i].tid, thr[i].samples, thr[i].cpu, thr[i].comm,
+		       thr[i].attributed);
 	printf("samples %" PRIu64 "\ntotals %" PRIu64 "\ntruncated %d\n", samples, total_samples,
 	       profile_reader_truncated(r));
 	profile_reader_close(r);
+	attrib_free(a);
+	free(cpu);
 	free(thr);
 	return 0;
 }

@@ -121,7 +121,10 @@ static struct mem_profile write_reference(void)
 			ts[i] = (struct profile_tsample){ .slot = slot,
 							  .pc = 0x401000 + (uint64_t)((s * 37 + slot * 11) % 512),
 							  .cpu_ns = 1000 * slot + (uint64_t)s * 990000 + (uint64_t)(s % 7) * 1000,
-							  .values = thrv[slot] };
+							  .values = thrv[slot],
+							  /* every state, and weights off the interval */
+							  .state = (uint32_t)(s + slot) % 6,
+							  .cpu_weight = 900000 + (uint64_t)(s * 13 + slot) };
 			thrv[slot][2] = (int64_t)ts[i].cpu_ns / 2;
 		}
 		sysv[0] = 1000000000LL + s * 5000;
@@ -232,10 +235,20 @@ static void test_round_trip(const struct mem_profile *p)
 				const struct profile_tsample *t = &rec.sample.threads[i];
 				uint64_t cpu = 1000 * t->slot + (uint64_t)s * 990000 + (uint64_t)(s % 7) * 1000;
 
+				uint32_t state = (uint32_t)(s + t->slot) % 6;
+				/* a state not recorded is read as on a CPU for its CPU delta */
+				uint64_t weight = state == TS_UNKNOWN ? t->cpu_delta :
+						  state == TS_ONCPU   ? 900000 + (uint64_t)(s * 13 + t->slot) :
+									0;
+
 				CHECK(t->pc == 0x401000 + (uint64_t)((s * 37 + t->slot * 11) % 512) &&
 					      t->cpu_ns == cpu && t->tid == 100 + t->slot &&
 					      t->values[2] == (int64_t)cpu / 2,
 				      "sample %d thread slot %u", s, t->slot);
+				CHECK(t->state == (state == TS_UNKNOWN ? TS_ONCPU : state) &&
+					      t->cpu_weight == weight,
+				      "sample %d thread slot %u: state %u weight %" PRIu64 ", want %u %" PRIu64,
+				      s, t->slot, t->state, t->cpu_weight, state, weight);
 			}
 			CHECK(rec.sample.values[0] == 1000000000LL + s * 5000 &&
 				      rec.sample.values[1] == 2500 + (s % 3),
@@ -361,10 +374,14 @@ static double trace_size(uint32_t nthreads)
 		put(w, &rec);
 	}
 	for (int s = 0; s < samples; s++) {
+		uint64_t prev = t;
+
 		t += 1000000 + (uint64_t)(rand_r(&seed) % 100000); /* wake-up jitter up to 100 us */
 		for (uint32_t i = 0; i < nthreads; i++) {
 			cpu[i] += 1000000 - 20000 - (uint64_t)(rand_r(&seed) % 40000);
-			ts[i] = (struct profile_tsample){ .slot = i,
+			/* as the recorder writes a thread found on a CPU: it stands for the interval */
+			ts[i] = (struct profile_tsample){ .slot = i, .state = TS_ONCPU,
+							  .cpu_weight = t - prev,
 							  .pc = 0x401000 + (uint64_t)(rand_r(&seed) % 4) * 0x180 +
 								(uint64_t)(rand_r(&seed) % 64),
 							  .cpu_ns = cpu[i] };

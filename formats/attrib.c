@@ -1,0 +1,81 @@
+/* The attribution of CPU time and channel readings to thread-samples (see attrib.h). */
+#include "attrib.h"
+
+#include <stdlib.h>
+
+#include "../lib/util.h"
+
+/* How much of its past a thread's scale keeps at each of its samples. */
+#define KEEP (1.0 - 1.0 / 128)
+
+struct slot_scale {
+	double cpu, weight; /* decaying sums of its measured CPU deltas and its raw weights */
+};
+
+struct attrib {
+	struct slot_scale *slots;
+	size_t alloc;
+};
+
+const char *tsample_state_name(uint32_t state)
+{
+	static const char *const names[] = { "-", "oncpu", "offcpu", "asleep", "held", "edge" };
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+}
+
+struct attrib *attrib_new(void)
+{
+	return xcalloc(1, sizeof(struct attrib));
+}
+
+void attrib_free(struct attrib *a)
+{
+	if (!a)
+		return;
+	free(a->slots);
+	free(a);
+}
+
+/* The weight a thread-sample has before scaling. */
+static double raw_weight(const struct profile_tsample *t)
+{
+	return t->state == TS_ONCPU || t->state == TS_UNKNOWN ? (double)t->cpu_weight : 0;
+}
+
+double attrib_sample(struct attrib *a, const struct profile_sample *s, double *cpu)
+{
+	double sum = 0;
+
+	for (uint32_t i = 0; i < s->nr_threads; i++) {
+		const struct profile_tsample *t = &s->threads[i];
+		double raw = raw_weight(t);
+		struct slot_scale *sc;
+
+		if (t->state == TS_UNKNOWN) {
+			cpu[i] = raw; /* its own CPU delta: nothing to scale */
+			sum += raw;
+			continue;
+		}
+		if (t->slot >= a->alloc) {
+			size_t n = a->alloc, want = (size_t)t->slot + 1;
+
+			ALLOC_GROW(a->slots, a->alloc, want);
+			for (size_t k = n; k < a->alloc; k++)
+				a->slots[k] = (struct slot_scale){ 0 };
+		}
+		sc = &a->slots[t->slot];
+		sc->cpu = sc->cpu * KEEP + (double)t->cpu_delta;
+		sc->weight = sc->weight * KEEP + raw;
+		cpu[i] = raw > 0 && sc->weight > 0 ? raw * sc->cpu / sc->weight : 0;
+		sum += cpu[i];
+	}
+	return sum;
+}
+
+double attrib_thread_counter(const struct profile_tsample *t, double cpu, double delta)
+{
+	if (t->state == TS_UNKNOWN)
+		return delta;
+	return t->cpu_delta ? delta * cpu / (double)t->cpu_delta : 0;
+}
