@@ -7,6 +7,9 @@
 
 /* How much of its past a thread's scale keeps at each of its samples. */
 #define KEEP (1.0 - 1.0 / 128)
+/* A scale of 1 weighs as much as this much CPU time (ns) of a thread's: a thread's first
+ * samples (with the CPU time of its start-up, or of its exec) do not set its scale alone. */
+#define PRIOR_NS 20e6
 
 struct slot_scale {
 	double cpu, weight; /* decaying sums of its measured CPU deltas and its raw weights */
@@ -67,7 +70,7 @@ double attrib_sample(struct attrib *a, const struct profile_sample *s, double *c
 		sc = &a->slots[t->slot];
 		sc->cpu = sc->cpu * KEEP + (double)t->cpu_delta;
 		sc->weight = sc->weight * KEEP + raw;
-		cpu[i] = raw > 0 && sc->weight > 0 ? raw * sc->cpu / sc->weight : 0;
+		cpu[i] = raw > 0 ? raw * (sc->cpu + PRIOR_NS) / (sc->weight + PRIOR_NS) : 0;
 		sum += cpu[i];
 	}
 	return sum;

@@ -103,7 +103,7 @@ int asleep_state(const struct asleep_src *src)
  * The file holds "running" for a thread on a CPU or runnable; otherwise the system call number
  * (-1 outside a call), for a call its six arguments, then the stack pointer and the PC, in hex.
  */
-int asleep_read(const struct asleep_src *src, uint64_t *pc)
+int asleep_read(const struct asleep_src *src, uint64_t *pc, long *call)
 {
 	char buf[256], *last;
 	ssize_t n;
@@ -116,6 +116,7 @@ int asleep_read(const struct asleep_src *src, uint64_t *pc)
 	buf[n] = '\0';
 	if (!strncmp(buf, "running", 7))
 		return 0;
+	*call = strtol(buf, NULL, 10);
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	last = strrchr(buf, ' ');

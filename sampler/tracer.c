@@ -34,6 +34,8 @@
 #include "procfs.h"
 #include "tasks.h"
 
+/* The system call numbers whose sleepers are remembered (see task_weigh()). */
+#define SLEEP_CALLS 512
 /* A thread-sample of a thread that ended before its sample was written. */
 #define SLOT_GONE UINT32_MAX
 /* How often buffered records are written out; a killed recorder loses at most this much. */
@@ -71,6 +73,7 @@ struct tracer {
 	uint64_t period_ns, start_ns, deadline, end_ns;
 	uint64_t rng;	 /* xorshift state for dither() */
 	uint64_t ipi_ns; /* how long an interrupt takes to stop a thread in user code (mean) */
+	uint8_t sleep_calls[SLEEP_CALLS]; /* system calls threads were found asleep in */
 	enum stop_reason stop;
 	int waiting_root, nr_signals;
 	int finished; /* the totals are written: nothing more is recorded */
@@ -514,6 +517,7 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 	for (size_t i = 0; i < t->tt.nr; i++) {
 		struct task *task = t->tt.tasks[i];
 		uint64_t pc;
+		long call;
 
 		task->sampled = 0;
 		task->read_asleep = 0;
@@ -534,7 +538,9 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 		 */
 		if (!task->interrupted && t->sampling && task->state == TASK_RUNNING &&
 		    (task->last_delta < t->period_ns / 8 || asleep_state(&task->asleep)) &&
-		    asleep_read(&task->asleep, &pc) == 1) {
+		    asleep_read(&task->asleep, &pc, &call) == 1) {
+			if (call >= 0 && call < SLEEP_CALLS)
+				t->sleep_calls[call] = 1;
 			task->read_asleep = 1;
 			task->pc = pc;
 			continue;
@@ -559,12 +565,23 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 	wait_for_stops(t);
 }
 
+/* The system call a stopped thread stopped at the end of (nr -1: none), and its result. */
+struct call_exit {
+	long nr, ret;
+};
+
+/* A call that ended because a signal or stop came, to be restarted or to fail with EINTR. */
+static int interrupted_call(const struct call_exit *call)
+{
+	return call->ret == -EINTR || (call->ret <= -512 && call->ret >= -516);
+}
+
 /*
  * A stopped thread's PC, its frame and stack pointers for call stacks, and, if dwarf is not
  * NULL, its registers by DWARF number for unwinding (*nr_dwarf of them).
  */
 static uint64_t read_pc(pid_t tid, int *ok, uint64_t *fp, uint64_t *sp, uint64_t *dwarf,
-			uint32_t *nr_dwarf, int *in_syscall)
+			uint32_t *nr_dwarf, struct call_exit *call)
 {
 	struct user_regs_struct regs;
 	struct iovec iov = { &regs, sizeof(regs) };
@@ -574,7 +591,8 @@ static uint64_t read_pc(pid_t tid, int *ok, uint64_t *fp, uint64_t *sp, uint64_t
 		return 0;
 #if defined(__x86_64__)
 	/* the kernel entered through a system call, not an interrupt (orig_rax -1) */
-	*in_syscall = (long)regs.orig_rax >= 0;
+	call->nr = (long)regs.orig_rax;
+	call->ret = (long)regs.rax;
 	if (dwarf) {
 		/* rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip: the x86-64 psABI's numbering */
 		const uint64_t r[17] = { regs.rax, regs.rdx, regs.rcx, regs.rbx, regs.rsi, regs.rdi,
@@ -592,8 +610,10 @@ static uint64_t read_pc(pid_t tid, int *ok, uint64_t *fp, uint64_t *sp, uint64_t
 		int nr = -1;
 		struct iovec sc = { &nr, sizeof(nr) };
 
-		*in_syscall = ptrace(PTRACE_GETREGSET, tid, 0x404 /* NT_ARM_SYSTEM_CALL */, &sc) == 0 &&
-			      nr >= 0;
+		if (ptrace(PTRACE_GETREGSET, tid, 0x404 /* NT_ARM_SYSTEM_CALL */, &sc) < 0)
+			nr = -1;
+		call->nr = nr;
+		call->ret = (long)regs.regs[0];
 	}
 	if (dwarf) {
 		/* x0-x30 and sp: the AArch64 DWARF numbering (the PC is the sample's) */
@@ -646,7 +666,8 @@ static void sample_room(struct tracer *t, uint32_t n)
  * no bytes.
  */
 static enum tsample_state task_weigh(struct tracer *t, struct task *task,
-				     const struct sched_counts *now, int in_syscall, uint64_t *weight)
+				     const struct sched_counts *now, const struct call_exit *call,
+				     uint64_t *weight)
 {
 	const struct sched_counts *then = &task->sched;
 	enum tsample_state st = TS_HELD;
@@ -666,7 +687,7 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 
 		st = then->switches == CPUTIME_NO_SWITCHES ? TS_OFFCPU :
 		     now->switches == then->switches	   ? TS_ONCPU :
-		     now->switches == then->switches + 1 && !in_syscall &&
+		     now->switches == then->switches + 1 && call->nr < 0 &&
 				     now->waited_ns - then->waited_ns <= since ?
 							     TS_ONCPU :
 							     TS_OFFCPU;
@@ -679,22 +700,33 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 		 * came sooner than interrupts take does not tell where the thread was at the
 		 * instant: in the call, or in the code before it. Counting it for the call would
 		 * charge the code before every system call to the call. The interrupts' usual
-		 * time is learnt from the stops in user code.
+		 * time is learnt from the stops in user code. But a call that threads were seen
+		 * asleep in, and that ended as it would have without the interrupt: the thread was
+		 * in it at the instant (on its way to or from a sleep, in the kernel's own time), as
+		 * the interrupt makes one that begins after it end at once, interrupted.
 		 */
 		uint64_t took = task->stop_ns > task->asked_ns ? task->stop_ns - task->asked_ns : 0;
 
-		if (!in_syscall)
+		if (call->nr < 0)
 			t->ipi_ns += ((int64_t)took - (int64_t)t->ipi_ns) / 32;
-		else if (took < 4 * t->ipi_ns)
+		else if (took < 4 * t->ipi_ns &&
+			 !(call->nr < SLEEP_CALLS && t->sleep_calls[call->nr] && !interrupted_call(call)))
 			st = TS_EDGE;
 	}
-	if (st == TS_ONCPU && task->stop_ns > t->sample_time + t->period_ns / 4) {
-		*weight = task->stop_ns > task->mark ? task->stop_ns - task->mark : 0;
-		task->mark = task->stop_ns;
-		return st;
+	if (st == TS_ONCPU) {
+		/* The time since its previous observation, but no more than two periods: after a
+		 * gap (the sampler waited for a CPU) one position would stand for all of it. The
+		 * readers' per-thread scale gives the time back to every position alike. */
+		uint64_t gap = t->sample_time > task->mark ? t->sample_time - task->mark : 0;
+
+		*weight = gap < 2 * t->period_ns ? gap : 2 * t->period_ns;
+		if (task->stop_ns > t->sample_time + t->period_ns / 4) {
+			/* ran in a system call all along until it stopped: that time is the call's */
+			*weight += task->stop_ns - t->sample_time;
+			task->mark = task->stop_ns;
+			return st;
+		}
 	}
-	if (st == TS_ONCPU)
-		*weight = t->sample_time > task->mark ? t->sample_time - task->mark : 0;
 	task->mark = t->sample_time;
 	return st;
 }
@@ -711,7 +743,8 @@ static void take_thread(struct tracer *t, struct task *task)
 	uint64_t fp = 0, sp = 0, before, *dwarf = NULL;
 	struct sched_counts sched;
 	struct profile_tsample *s;
-	int ok = 1, in_syscall = 0;
+	struct call_exit call = { .nr = -1 };
+	int ok = 1;
 
 	if (task->taken || task->exiting)
 		return;
@@ -721,7 +754,7 @@ static void take_thread(struct tracer *t, struct task *task)
 	if (t->o.call_graph == CALL_GRAPH_DWARF)
 		dwarf = t->ustk_regs + (size_t)n * USTACK_MAX_REGS;
 	if (stopped) {
-		uint64_t pc = read_pc(task->tid, &ok, &fp, &sp, dwarf, &nr_dwarf, &in_syscall);
+		uint64_t pc = read_pc(task->tid, &ok, &fp, &sp, dwarf, &nr_dwarf, &call);
 
 		if (ok)
 			task->pc = pc;
@@ -738,7 +771,7 @@ static void take_thread(struct tracer *t, struct task *task)
 	*s = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
 				       .tid = (uint32_t)task->tid, .pc = task->pc,
 				       .cpu_ns = task->cpu_ns };
-	s->state = task_weigh(t, task, &sched, in_syscall, &s->cpu_weight);
+	s->state = task_weigh(t, task, &sched, &call, &s->cpu_weight);
 
 	/* Call stacks of the threads stopped now (not of sleepers read in place); their
 	 * pointers are set when the sample is written (the arrays may move meanwhile). */

@@ -1,0 +1,144 @@
+/*
+ * Ground truth for the profile's shares: workloads that time their own functions with
+ * CLOCK_THREAD_CPUTIME_ID, reading the clock only around calls of a few hundred microseconds,
+ * and print each function's share (%) of the whole process's CPU time:
+ *   truth bound SECONDS THREADS          hot and warm, 3:1, in every thread, never blocking
+ *   truth duty SECONDS WORK_US NAP_US    hot for WORK_US of CPU, then nanosleep NAP_US, again
+ *   truth faults SECONDS                 touch fresh pages (faults), munmap, then hot
+ * Each runs SECONDS of wall time.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+static volatile unsigned long sink;
+static double seconds = 1, acc_hot, acc_warm;
+static long per_us, work_us = 300, nap_us = 700;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cpu_now(void)
+{
+	return clock_s(CLOCK_THREAD_CPUTIME_ID);
+}
+
+__attribute__((noinline)) void hot(long n)
+{
+	for (long i = 0; i < n; i++)
+		sink ^= (unsigned long)i * 7 + (sink >> 3);
+}
+
+__attribute__((noinline)) void warm(long n)
+{
+	for (long i = 0; i < n; i++)
+		sink += (unsigned long)i * 3;
+}
+
+__attribute__((noinline)) void touch(char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i += 4096)
+		p[i] = 1;
+}
+
+static void add(double h, double w)
+{
+	pthread_mutex_lock(&lock);
+	acc_hot += h;
+	acc_warm += w;
+	pthread_mutex_unlock(&lock);
+}
+
+static void *bound(void *arg)
+{
+	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, w = 0, t0;
+
+	(void)arg;
+	while (clock_s(CLOCK_MONOTONIC) < end) {
+		t0 = cpu_now();
+		hot(300000);
+		h += cpu_now() - t0;
+		t0 = cpu_now();
+		warm(300000);
+		w += cpu_now() - t0;
+	}
+	add(h, w);
+	return NULL;
+}
+
+static void *duty(void *arg)
+{
+	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, t0;
+	struct timespec nap = { nap_us / 1000000, nap_us % 1000000 * 1000 };
+
+	(void)arg;
+	while (clock_s(CLOCK_MONOTONIC) < end) {
+		t0 = cpu_now();
+		hot(per_us * work_us);
+		h += cpu_now() - t0;
+		nanosleep(&nap, NULL);
+	}
+	add(h, 0);
+	return NULL;
+}
+
+static void *faults(void *arg)
+{
+	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, t0;
+	size_t len = 4 << 20;
+
+	(void)arg;
+	while (clock_s(CLOCK_MONOTONIC) < end) {
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			exit(2);
+		touch(p, len);
+		munmap(p, len);
+		t0 = cpu_now();
+		hot(2000000);
+		h += cpu_now() - t0;
+	}
+	add(h, 0);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "bound";
+	void *(*fn)(void *) = !strcmp(mode, "duty") ? duty : !strcmp(mode, "faults") ? faults : bound;
+	int nthreads = !strcmp(mode, "bound") && argc > 3 ? atoi(argv[3]) : 1;
+	pthread_t th[64];
+	double total, t0;
+
+	if (argc > 2)
+		seconds = atof(argv[2]);
+	if (fn == duty) {
+		work_us = argc > 3 ? atol(argv[3]) : work_us;
+		nap_us = argc > 4 ? atol(argv[4]) : nap_us;
+		t0 = cpu_now();
+		hot(2000000);
+		per_us = (long)(2000000 / ((cpu_now() - t0) * 1e6)) + 1;
+	}
+	if (nthreads < 1 || nthreads > 64)
+		nthreads = 1;
+	for (int i = 1; i < nthreads; i++)
+		pthread_create(&th[i], NULL, fn, NULL);
+	fn(NULL);
+	for (int i = 1; i < nthreads; i++)
+		pthread_join(th[i], NULL);
+	total = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	printf("hot %.2f\n", 100 * acc_hot / total);
+	if (acc_warm > 0)
+		printf("warm %.2f\n", 100 * acc_warm / total);
+	return 0;
+}
