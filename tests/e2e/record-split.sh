@@ -1,12 +1,11 @@
 # A CPU-bound program measures its own CPU time in two functions; the profile's split (PC ->
-# function through the recorded maps and the ELF symbol table) matches within 3 points.
-# serial: on a machine with more busy threads than CPUs samples gather at the program's
-# syscalls (the sampler runs at its preemption points), so this runs with no other test.
+# function through the recorded maps and the ELF symbol table, by test-tool's own symbolizer)
+# matches within 3 points, whatever else the machine runs (record-truth starts CPU hogs).
 . "$(dirname "$0")/lib.sh"
 # try OPTIONS...: one recording; succeeds if the split matches
 try() {
 	idle_cpus >/dev/null
-	"$PPERF" record -q "$@" -o "$T/p.data" -- "$PROGS/cpu2" 0.6 >"$T/own" || fail "record exited $?"
+	"$PPERF" record -q "$@" -o "$T/p.data" -- "$PROGS/cpu2" 2 >"$T/own" || fail "record exited $?"
 	idle=$(idle_cpus)
 	"$TT" split "$T/p.data" func_light func_heavy >"$T/prof" || fail "split"
 	own_l=$(awk '$1 == "func_light" { print $2 }' "$T/own")
@@ -23,15 +22,7 @@ try() {
 if [ "$(id -u)" = 0 ]; then
 	try --fifo 1 || try --fifo 1 || fail "with --fifo 1 the profile's split differs by more than 3 points"
 fi
-# At the default priority the sampler competes with other work for a CPU; when none is spare it
-# runs only where the program enters the kernel, and the CPU time of the functions lands on the
-# program's clock_gettime. So a miss counts only on a quiet machine.
-misses=0
-for n in 1 2 3 4; do
-	try && exit 0
-	awk -v i="$idle" 'BEGIN { exit !(i >= 0.6) }' && misses=$((misses + 1))
-	[ $misses -lt 2 ] || fail "the profile's split differs from the program's own by more than 3 points"
-	sleep 0.5
-done
-[ "$(id -u)" = 0 ] && { echo "note: default priority not checked, the machine was busy"; exit 0; }
-skip "the machine was too busy in every try (other processes use both CPUs)"
+# At the default priority too, busy machine or not: only threads found on a CPU are charged, so
+# a sampler that gets its CPU late no longer charges the program's system calls (one retry, as
+# the split is an estimate).
+try || try || fail "the profile's split differs from the program's own by more than 3 points"
