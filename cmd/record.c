@@ -347,15 +347,15 @@ static int open_output(const char *path, int upstream)
 
 /*
  * A sampler that missed many deadlines could not keep up: its stops take longer than the period,
- * or it waited for a CPU the program's threads had (then its samples lean toward the program's
- * system calls, where a CPU frees up). Say so, and what helps.
+ * or it (or the threads it waits for) waited for a CPU. The shares stay unbiased (only threads
+ * found on a CPU are charged), but rest on fewer samples. Say so, and what helps.
  */
 static void warn_missed(const struct tracer_stats *st, int rt)
 {
 	if (st->samples_ideal < 100 || st->missed * 20 < st->samples_ideal)
 		return;
 	warning("%llu of %llu sampling deadlines missed: stops took longer than the period, or the "
-		"sampler waited for a CPU (then samples lean toward system calls); %s",
+		"sampler or the program waited for a CPU (fewer samples: the shares are less precise); %s",
 		(unsigned long long)st->missed, (unsigned long long)st->samples_ideal,
 		rt ? "try a lower -F or --core-isolation"
 		   : "try a lower -F, --fifo 1 or --core-isolation");
@@ -377,9 +377,14 @@ static void print_stats(const struct tracer_stats *st, double freq, const char *
 		(double)st->stopped_ns / 1e6,
 		st->samples ? (double)st->stopped_ns / 1e3 / (double)st->samples : 0.0,
 		(double)st->max_stop_ns / 1e3);
-	fprintf(stderr, "pperf: threads     %12.2f per sample (%llu thread-samples, %llu read asleep)\n",
+	fprintf(stderr, "pperf: held        %12.1f us per thread stop (%llu stops)\n",
+		st->held ? (double)st->held_ns / 1e3 / (double)st->held : 0.0,
+		(unsigned long long)st->held);
+	fprintf(stderr, "pperf: threads     %12.2f per sample (%llu thread-samples, %llu on a CPU, "
+		"%llu read asleep)\n",
 		st->samples ? (double)st->thread_samples / (double)st->samples : 0.0,
-		(unsigned long long)st->thread_samples, (unsigned long long)st->asleep_samples);
+		(unsigned long long)st->thread_samples, (unsigned long long)st->oncpu_samples,
+		(unsigned long long)st->asleep_samples);
 	fprintf(stderr, "pperf: signals     %12llu of the program passed through\n",
 		(unsigned long long)st->foreign_signals);
 	if (out)

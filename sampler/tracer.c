@@ -257,6 +257,19 @@ static void resume_task(struct tracer *t, struct task *task)
 
 static void take_thread(struct tracer *t, struct task *task);
 
+/* Let a task go that stopped for the current sample, counting how long it was held. */
+static void release(struct tracer *t, struct task *task)
+{
+	uint64_t now = now_ns();
+
+	if (task->stop_ns && now > task->stop_ns) {
+		t->st.held_ns += now - task->stop_ns;
+		t->st.held++;
+	}
+	task->stop_ns = 0;
+	resume_task(t, task);
+}
+
 /*
  * A task is in a ptrace-stop: while sampling (or detaching) it is held for the sample,
  * otherwise it goes on at once.
@@ -279,7 +292,7 @@ static void task_stopped(struct tracer *t, struct task *task, int group_stop)
 		take_thread(t, task);
 		if (t->nwait > 0) {
 			task->sampled = 0;
-			resume_task(t, task);
+			release(t, task);
 		}
 		return;
 	}
@@ -772,6 +785,8 @@ static void take_thread(struct tracer *t, struct task *task)
 				       .tid = (uint32_t)task->tid, .pc = task->pc,
 				       .cpu_ns = task->cpu_ns };
 	s->state = task_weigh(t, task, &sched, &call, &s->cpu_weight);
+	if (s->state == TS_ONCPU)
+		t->st.oncpu_samples++;
 
 	/* Call stacks of the threads stopped now (not of sleepers read in place); their
 	 * pointers are set when the sample is written (the arrays may move meanwhile). */
@@ -881,7 +896,7 @@ static void sample(struct tracer *t)
 		struct task *task = t->tt.tasks[i];
 
 		if (task->sampled && (task->state == TASK_STOPPED || task->state == TASK_GROUP_STOPPED))
-			resume_task(t, task);
+			release(t, task);
 		task->sampled = 0;
 		task->read_asleep = 0;
 	}

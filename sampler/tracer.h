@@ -32,6 +32,8 @@ struct tracer_options {
 struct tracer_stats {
 	uint64_t wall_ns, stopped_ns, samples, samples_ideal, missed, foreign_signals;
 	uint64_t thread_samples, max_stop_ns;
+	uint64_t held_ns, held;	 /* time threads were held in a stop for samples, and how often */
+	uint64_t oncpu_samples;	 /* thread-samples of threads found on a CPU */
 	uint64_t asleep_samples; /* thread-samples read asleep, without a stop */
 };
 
