@@ -563,8 +563,8 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 
 			/* How often it was given a CPU, just before the interrupt: the same count at
 			 * its stop means it was on a CPU at this instant (see take_thread()). */
-			if (t->sample_open)
-				cputime_read(&task->cputime, &ns, &task->sched);
+			if (t->sample_open && cputime_read(&task->cputime, &ns, &task->sched) == 0)
+				task->asked_cpu_ns = ns;
 			if (ptrace(PTRACE_INTERRUPT, task->tid, 0, 0) < 0)
 				continue; /* gone: its exit is on its way */
 			task->interrupted = 1;
@@ -733,9 +733,19 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 		uint64_t gap = t->sample_time > task->mark ? t->sample_time - task->mark : 0;
 
 		*weight = gap < 2 * t->period_ns ? gap : 2 * t->period_ns;
-		if (task->stop_ns > t->sample_time + t->period_ns / 4) {
-			/* ran in a system call all along until it stopped: that time is the call's */
-			*weight += task->stop_ns - t->sample_time;
+		if (call->nr >= 0 && task->stop_ns > t->sample_time + t->period_ns / 4) {
+			/*
+			 * It ran in a system call all along until it stopped: that time is the
+			 * call's. As much of it as the thread used of the CPU (the tracer may have
+			 * seen the stop late): its CPU time read at the instant is as of its last
+			 * tick, so this may be up to a tick more.
+			 */
+			uint64_t late = task->stop_ns - t->sample_time;
+			uint64_t used = task->cpu_ns > task->asked_cpu_ns ?
+						task->cpu_ns - task->asked_cpu_ns :
+						0;
+
+			*weight += late < used ? late : used;
 			task->mark = task->stop_ns;
 			return st;
 		}
