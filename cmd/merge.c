@@ -42,6 +42,13 @@ static const char merge_usage[] =
 
 enum clock_mode { LOG_AUTO, LOG_REALTIME, LOG_RELATIVE };
 
+/* Readings are kept to a thousandth of the log's unit (raw values are integers). */
+#define RAW_PER_UNIT 1000.0
+/* The largest reading whose raw value fits an int64_t (2^63 / 1000, about 9.2e15). */
+#define MAX_READING (9223372036854775808.0 / RAW_PER_UNIT)
+/* A meter log's lines are short: a longer one is not a log (and is never read whole). */
+#define MAX_LINE 65536
+
 struct point {
 	double t; /* seconds, on the log's clock */
 	double v;
@@ -135,24 +142,44 @@ static int cmp_point(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
+/*
+ * The next line of f into line (MAX_LINE + 2 bytes), NUL-terminated: its length, 0 at the end,
+ * MAX_LINE + 1 for a line longer than MAX_LINE (read no further), -1 on a read error.
+ */
+static ssize_t read_line(FILE *f, char *line)
+{
+	size_t len = 0;
+	int c;
+
+	while (len <= MAX_LINE && (c = getc_unlocked(f)) != EOF) {
+		line[len++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	line[len] = '\0';
+	return ferror(f) ? -1 : (ssize_t)len;
+}
+
 /* Read the log: points sorted by time, clock detected. -1 after a message. */
 static int read_log(const struct merge_args *a, struct point **out, size_t *nout, int *absolute)
 {
 	FILE *f = fopen(a->log, "r");
-	char *line = NULL, *fields[64], *hdr_copy = NULL, *hdr[64];
-	size_t cap = 0, n = 0, alloc = 0, lineno = 0;
+	char *line = xmalloc(MAX_LINE + 2), *fields[64], *hdr_copy = NULL, *hdr[64];
+	size_t n = 0, alloc = 0, lineno = 0;
 	int nhdr = 0, tc = -1, vc = -1, dates = 0, numbers = 0, sorted = 1;
 	struct point *pts = NULL;
 	ssize_t len;
 
-	if (!f)
+	if (!f) {
+		free(line);
 		return error_errno("cannot open the log '%s'", a->log);
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	}
+	while ((len = read_line(f, line)) > 0) {
 		int nf;
 		double t, v;
 
 		lineno++;
-		if (len > 65536) {
+		if (len > MAX_LINE) {
 			error("'%s' line %zu: longer than 64 KiB; not a meter log?", a->log, lineno);
 			goto fail;
 		}
@@ -203,12 +230,18 @@ static int read_log(const struct merge_args *a, struct point **out, size_t *nout
 			error("'%s' line %zu: '%s' is not a reading", a->log, lineno, fields[vc]);
 			goto fail;
 		}
+		if (fabs(v) >= MAX_READING) {
+			error("'%s' line %zu: reading '%s' is out of range: readings are kept to a "
+			      "thousandth in 64 bits, so at most %.4g in magnitude",
+			      a->log, lineno, fields[vc], MAX_READING);
+			goto fail;
+		}
 		ALLOC_GROW(pts, alloc, n + 1);
 		if (n && t < pts[n - 1].t)
 			sorted = 0;
 		pts[n++] = (struct point){ t + a->offset, v };
 	}
-	if (ferror(f)) {
+	if (len < 0) {
 		error_errno("cannot read the log '%s'", a->log);
 		goto fail;
 	}
@@ -374,9 +407,6 @@ static void parse_args(struct merge_args *a, int argc, char **argv)
 	if (!a->output)
 		usage_error("merge", "-o OUTPUT is required (the profile is not changed in place)");
 }
-
-/* Readings are kept to a thousandth of the log's unit (raw values are integers). */
-#define RAW_PER_UNIT 1000.0
 
 int cmd_merge(int argc, char **argv)
 {
