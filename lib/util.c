@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -196,14 +198,40 @@ ssize_t read_full(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
+/*
+ * The kernel's own file systems: their "regular" files are interfaces, not data (reading
+ * /proc/kmsg takes messages from the kernel log, /proc/kcore is the kernel's memory).
+ */
+static int kernel_fs(const struct statfs *fs)
+{
+	static const unsigned long magics[] = {
+		PROC_SUPER_MAGIC,   SYSFS_MAGIC,	 DEBUGFS_MAGIC,	      TRACEFS_MAGIC,
+		SECURITYFS_MAGIC,   SELINUX_MAGIC,	 SMACK_MAGIC,	      PSTOREFS_MAGIC,
+		EFIVARFS_MAGIC,	    CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(magics); i++)
+		if ((unsigned long)fs->f_type == magics[i])
+			return 1;
+	return 0;
+}
+
 int open_regular(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct statfs fs;
 	struct stat st;
+	int fd;
 
+	/* Not even opened: opening some of the kernel's files does something. */
+	if (statfs(path, &fs) == 0 && kernel_fs(&fs)) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || fstatfs(fd, &fs) < 0 || kernel_fs(&fs)) {
 		close(fd);
 		errno = EINVAL;
 		return -1;

@@ -61,7 +61,8 @@ int write_all(int fd, const void *buf, size_t len);
 ssize_t read_full(int fd, void *buf, size_t len);
 
 /* Open a regular file for reading: a FIFO or device named where a file is expected (a
- * profile's map, say) would block or never end. -1 with errno set (EINVAL: not a regular file). */
+ * profile's map, say) would block or never end, and a file of the kernel's (/proc/kmsg, under
+ * /sys) is no file's data. -1 with errno set (EINVAL: not a regular file, or the kernel's). */
 int open_regular(const char *path);
 
 /* Read a small text file whole (e.g. under /proc) into buf, NUL-terminated, trailing newline
