@@ -35,7 +35,62 @@ grep -q "^error: '$T/huge.csv' line 2: reading '1e16' is out of range" "$T/err" 
 printf '0,1\n0.05,-9e15\n0.2,3\n' >"$T/large.csv"
 "$PPERF" merge "$T/m.data" "$T/large.csv" --clock relative -o "$T/m3.data" 2>/dev/null ||
 	fail "merge of a reading of -9e15 refused"
-# (interpolated between 1 and -9e15: every raw value lies between them)
+# (interpolated between 1, -9e15 and 3: every raw value, in thousandths, lies between them)
 "$PPERF" dump "$T/m3.data" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^ch0=/) {
-	v = substr($i, 5) + 0; n++; if (v < -9.0000001e18 || v > 1000) bad++; if (v < -1e18) low++ } }
+	v = substr($i, 5) + 0; n++; if (v < -9.0000001e18 || v > 3000) bad++; if (v < -1e18) low++ } }
 	END { exit !(n && !bad && low) }' || fail "-9e15: $("$PPERF" dump "$T/m3.data" | grep -m3 ch0)"
+
+# A mapped file that claims more than it holds: a sparse ELF file whose .symtab (or .debug_info,
+# .eh_frame) claims 30 GiB in a hole. Its sizes are checked against the file's data before
+# libelf or libdw reads it, and it is not used (report mapped 24 GB of its holes).
+mkdir "$T/elf"
+cp "$PROGS/cpu2" "$T/elf/prog"
+"$PPERF" record -q -o "$T/elf.data" -- "$T/elf/prog" 0.1 >/dev/null || fail "record prog: exit $?"
+"$PPERF" record -q --call-graph dwarf -o "$T/elfd.data" -- "$T/elf/prog" 0.1 >/dev/null ||
+	fail "record --call-graph dwarf prog: exit $?"
+for sec in .symtab .debug_info .eh_frame; do
+	cp "$PROGS/cpu2" "$T/elf/prog"
+	"$TT" elf-claim "$T/elf/prog" $sec $((30 << 30)) || fail "elf-claim $sec"
+	for args in "report $T/elf.data" "report --inline $T/elf.data" "report -g $T/elfd.data" \
+		"convert --to csv -i $T/elf.data -o $T/elf.csv" \
+		"convert --to collapsed --inline -i $T/elfd.data -o $T/elf.folded"; do
+		timeout 60 "$PPERF" $args >/dev/null 2>"$T/err"
+		expect_eq "exit of pperf $args with $sec claiming 30 GiB" $? 0
+		grep -q "^warning: cannot use '$T/elf/prog' (recorded in the profile): its section '$sec' claims 32212254720 bytes at offset [0-9]*, more than the file holds" "$T/err" ||
+			fail "$args, $sec: $(cat "$T/err")"
+	done
+done
+# A regular file that is not ELF is said to be that (it was "cannot open").
+echo "not a program" >"$T/elf/prog"
+"$PPERF" report "$T/elf.data" >/dev/null 2>"$T/err" || fail "report with a text file: $(cat "$T/err")"
+grep -q "^warning: cannot use '$T/elf/prog' (recorded in the profile): not an ELF file;" "$T/err" ||
+	fail "text file: $(cat "$T/err")"
+rm "$T/elf/prog"
+"$PPERF" report "$T/elf.data" >/dev/null 2>"$T/err" || fail "report with the file gone: $(cat "$T/err")"
+grep -q "^warning: cannot open '$T/elf/prog' (recorded in the profile): No such file or directory;" "$T/err" ||
+	fail "missing file: $(cat "$T/err")"
+
+# A profile naming a kernel file (/proc/kmsg gives up the kernel's log to whoever reads it):
+# files named by a profile are opened only if regular, and /proc's are not. The recorded path
+# of a program is replaced by one of /proc of the same length.
+path=$T/elf/p proc_file=/proc/version
+cp "$PROGS/cpu2" "$path"
+"$PPERF" record -q -o "$T/p.data" -- "$path" 0.05 >/dev/null || fail "record p: exit $?"
+extra=$((${#path} - ${#proc_file}))
+mid=
+[ $((extra % 2)) = 1 ] && mid=/
+while [ ${#mid} -lt $extra ]; do mid=$mid/.; done
+proc=/proc$mid/version # /proc/././version, /proc//./version: as long as $path
+[ ${#proc} = ${#path} ] || fail "cannot pad /proc/version to ${#path} characters: '$proc'"
+P="$path" Q="$proc" perl -0777 -pe 's/\Q$ENV{P}\E/$ENV{Q}/g' "$T/p.data" >"$T/proc.data"
+"$PPERF" dump "$T/proc.data" | grep -q "'$proc'" || fail "no $proc in the crafted profile"
+for args in "report $T/proc.data" "convert --to perf -f -i $T/proc.data -o $T/proc.perf" \
+	"convert --to csv -i $T/proc.data -o $T/proc.csv"; do
+	"$PPERF" $args >/dev/null 2>"$T/err" || fail "$args: $(cat "$T/err")"
+	grep -q "'$proc'.*not a regular file" "$T/err" || fail "$args: $(cat "$T/err")"
+	if command -v strace >/dev/null; then
+		strace -f -e trace=open,openat -o "$T/trace" "$PPERF" $args >/dev/null 2>&1
+		grep -qF "$proc" "$T/trace" && fail "$args opened $proc: $(grep "$proc" "$T/trace")"
+	fi
+done
+true
