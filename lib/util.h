@@ -76,6 +76,16 @@ uint64_t clock_ns(int clockid);
 int parse_u64(const char *str, uint64_t *out);
 int parse_double(const char *str, double *out);
 
+/*
+ * s as it may be shown on a terminal: control characters, DEL, backslashes and bytes that are
+ * not UTF-8 (or are C1 controls) written as C escapes (\n, \t, \\, \033), so that a name taken
+ * from a profile or a file cannot move the cursor, change colours or fake a line of output.
+ * s itself when nothing needs escaping; otherwise one of a small ring of buffers per thread,
+ * valid for the next PRINTABLE_RING - 1 calls.
+ */
+#define PRINTABLE_RING 16
+const char *printable(const char *s);
+
 /* Check that stdout was written without error (ENOSPC, EIO, EPIPE); a message and -1 if not.
  * Paired with the end of every command (git's run_builtin). */
 int check_stdout(void);
