@@ -115,4 +115,13 @@ done
 want="warning: cannot open '$T/"'e\033[31mred\\012x'"' (recorded in the profile)"
 "$PPERF" report "$T/esc.data" 2>&1 >/dev/null | grep -qF "$want" ||
 	fail "warning: $("$PPERF" report "$T/esc.data" 2>&1 >/dev/null | cat -v)"
+
+# An upstream (legacy) profile read from a pipe is copied to a temporary file for random
+# access: at most 1 GiB of it (a pipe that never ends filled /tmp). A zero header (a killed
+# upstream sampler) and a plausible first time make the stream one.
+{ head -c 36 /dev/zero; printf '\000\200\306\244\176\215\005\000'; head -c $((1 << 30)) /dev/zero; } |
+	timeout 120 "$PPERF" dump - >/dev/null 2>"$T/err"
+expect_eq "exit of dump of an endless legacy stream" $? 1
+grep -q "^error: 'standard input': a legacy pperf profile from a pipe is copied to a temporary file, and this one goes on past 1024 MiB; give the file itself$" "$T/err" ||
+	fail "endless legacy stream: $(cat "$T/err")"
 true
