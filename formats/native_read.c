@@ -1164,8 +1164,9 @@ static int spool_legacy(struct profile_reader *r)
 		size_t n = r->in_len - r->in_pos;
 
 		if (n > SPOOL_MAX - copied)
-			return error("'%s': a legacy pperf profile from a pipe is copied to a temporary "
-				     "file, and this one goes on past %llu MiB; give the file itself",
+			return error("'%s': a legacy pperf profile from a pipe is copied to a "
+				     "temporary file, and this one goes on past %llu MiB; give the "
+				     "file itself",
 				     r->name, SPOOL_MAX >> 20);
 		if (write_all(fd, r->inbuf + r->in_pos, n) < 0)
 			return error_errno("cannot make a temporary copy of '%s'", r->name);

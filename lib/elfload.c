@@ -139,23 +139,38 @@ static int fits(const struct elf_geom *g, uint64_t off, uint64_t len)
 	return off <= g->size && len <= g->size - off && len <= g->data;
 }
 
-/* A section's name for messages, from the section name table, or its number. */
-static void section_name(int fd, const struct elf_geom *g, const struct elf_shdr *strtab,
-			 const struct elf_shdr *sh, uint32_t i, char *buf, size_t size)
-{
-	char name[64];
-	ssize_t n = -1;
+/* The section name table, as much of it as names are looked up in (one read, not one a name). */
+#define MAX_NAMES (1 << 20)
 
-	if (strtab && sh->name < strtab->size && fits(g, strtab->offset, strtab->size))
-		n = pread(fd, name, sizeof(name) - 1, (off_t)(strtab->offset + sh->name));
-	if (n > 0) {
-		name[n] = '\0';
-		if (memchr(name, '\0', (size_t)n)) {
-			snprintf(buf, size, "section '%s'", name);
-			return;
-		}
-	}
-	snprintf(buf, size, "section %u", i);
+struct names {
+	char *buf;
+	size_t len;
+};
+
+static void read_names(int fd, const struct elf_geom *g, const struct elf_shdr *strtab,
+		       struct names *nm)
+{
+	ssize_t n;
+
+	nm->buf = NULL;
+	nm->len = 0;
+	if (!strtab || !strtab->size || !fits(g, strtab->offset, strtab->size))
+		return;
+	nm->len = strtab->size < MAX_NAMES ? (size_t)strtab->size : MAX_NAMES;
+	nm->buf = xmalloc(nm->len + 1);
+	n = pread(fd, nm->buf, nm->len, (off_t)strtab->offset);
+	nm->len = n > 0 ? (size_t)n : 0;
+	nm->buf[nm->len] = '\0';
+}
+
+/* A section's name for messages, "section '.symtab'", or its number. */
+static void section_name(const struct names *nm, const struct elf_shdr *sh, uint32_t i,
+			 char *buf, size_t size)
+{
+	if (sh->name < nm->len && memchr(nm->buf + sh->name, '\0', nm->len + 1 - sh->name))
+		snprintf(buf, size, "section '%.64s'", nm->buf + sh->name);
+	else
+		snprintf(buf, size, "section %u", i);
 }
 
 /* The size a compressed section inflates to (SHF_COMPRESSED, or .zdebug's "ZLIB" header). */
@@ -194,6 +209,7 @@ static int check_sections(int fd, const struct elf_geom *g, char *why, size_t si
 	size_t ent = g->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
 	uint8_t *chunk, one[sizeof(Elf64_Shdr)];
 	struct elf_shdr strtab, sh;
+	struct names nm;
 	int have_strtab = 0, ret = 1;
 
 	if (g->shstrndx < g->shnum &&
@@ -201,6 +217,7 @@ static int check_sections(int fd, const struct elf_geom *g, char *why, size_t si
 		shdr_of(g, one, &strtab);
 		have_strtab = 1;
 	}
+	read_names(fd, g, have_strtab ? &strtab : NULL, &nm);
 	chunk = xmalloc(SHDR_CHUNK * ent);
 	for (uint32_t i = 0; i < g->shnum && ret > 0; i++) {
 		char name[96];
@@ -208,8 +225,9 @@ static int check_sections(int fd, const struct elf_geom *g, char *why, size_t si
 
 		if (i % SHDR_CHUNK == 0) {
 			size_t n = (g->shnum - i < SHDR_CHUNK ? g->shnum - i : SHDR_CHUNK) * ent;
+			off_t at = (off_t)(g->shoff + (uint64_t)i * ent);
 
-			if (pread(fd, chunk, n, (off_t)(g->shoff + (uint64_t)i * ent)) != (ssize_t)n) {
+			if (pread(fd, chunk, n, at) != (ssize_t)n) {
 				snprintf(why, size, "its section headers cannot be read");
 				ret = -1;
 				break;
@@ -218,8 +236,8 @@ static int check_sections(int fd, const struct elf_geom *g, char *why, size_t si
 		shdr_of(g, chunk + (i % SHDR_CHUNK) * ent, &sh);
 		if (sh.type == SHT_NOBITS || sh.type == SHT_NULL || !sh.size)
 			continue;
+		section_name(&nm, &sh, i, name, sizeof(name));
 		if (fits(g, sh.offset, sh.size)) {
-			section_name(fd, g, have_strtab ? &strtab : NULL, &sh, i, name, sizeof(name));
 			inflated = inflated_size(fd, g, &sh, name);
 			if (inflated / MAX_INFLATE > sh.size) {
 				snprintf(why, size, "its %s inflates to %llu bytes from %llu", name,
@@ -228,14 +246,15 @@ static int check_sections(int fd, const struct elf_geom *g, char *why, size_t si
 			}
 			continue;
 		}
-		section_name(fd, g, have_strtab ? &strtab : NULL, &sh, i, name, sizeof(name));
-		snprintf(why, size, "its %s claims %llu bytes at offset %llu, more than the file holds "
-			 "(%llu bytes, %llu of them data)", name, (unsigned long long)sh.size,
-			 (unsigned long long)sh.offset, (unsigned long long)g->size,
-			 (unsigned long long)g->data);
+		snprintf(why, size,
+			 "its %s claims %llu bytes at offset %llu, more than the file holds (%llu "
+			 "bytes, %llu of them data)",
+			 name, (unsigned long long)sh.size, (unsigned long long)sh.offset,
+			 (unsigned long long)g->size, (unsigned long long)g->data);
 		ret = -1;
 	}
 	free(chunk);
+	free(nm.buf);
 	return ret;
 }
 
@@ -253,12 +272,14 @@ static int check_segments(int fd, const struct elf_geom *g, char *why, size_t si
 			return snprintf(why, size, "its program headers cannot be read"), -1;
 		off = g->is64 ? ph.p64.p_offset : ph.p32.p_offset;
 		filesz = g->is64 ? ph.p64.p_filesz : ph.p32.p_filesz;
-		if (filesz && !fits(g, off, filesz))
-			return snprintf(why, size, "its segment %u claims %llu bytes at offset %llu, "
-				        "more than the file holds (%llu bytes, %llu of them data)",
-				        i, (unsigned long long)filesz, (unsigned long long)off,
-				        (unsigned long long)g->size, (unsigned long long)g->data),
-			       -1;
+		if (filesz && !fits(g, off, filesz)) {
+			snprintf(why, size,
+				 "its segment %u claims %llu bytes at offset %llu, more than the "
+				 "file holds (%llu bytes, %llu of them data)",
+				 i, (unsigned long long)filesz, (unsigned long long)off,
+				 (unsigned long long)g->size, (unsigned long long)g->data);
+			return -1;
+		}
 	}
 	return 1;
 }
@@ -307,19 +328,22 @@ int elf_check_file(int fd, char *why, size_t size)
 			g.shstrndx = (uint32_t)sh0.link;
 		if (g.phnum == PN_XNUM)
 			g.phnum = (uint32_t)sh0.info;
-		if (!fits(&g, g.shoff, (uint64_t)g.shnum * ent))
-			return snprintf(why, size, "its %u section headers claim more than the file "
-				        "holds (%llu bytes, %llu of them data)",
-				        g.shnum, (unsigned long long)g.size, (unsigned long long)g.data),
-			       -1;
+		if (!fits(&g, g.shoff, (uint64_t)g.shnum * ent)) {
+			snprintf(why, size,
+				 "its %u section headers claim more than the file holds (%llu "
+				 "bytes, %llu of them data)",
+				 g.shnum, (unsigned long long)g.size, (unsigned long long)g.data);
+			return -1;
+		}
 	}
 	if (g.phoff && g.phnum) {
 		size_t ent = g.is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 
-		if (g.phentsize != ent || !fits(&g, g.phoff, (uint64_t)g.phnum * ent))
-			return snprintf(why, size, "its %u program headers claim more than the file "
-				        "holds", g.phnum),
-			       -1;
+		if (g.phentsize != ent || !fits(&g, g.phoff, (uint64_t)g.phnum * ent)) {
+			snprintf(why, size, "its %u program headers claim more than the file holds",
+				 g.phnum);
+			return -1;
+		}
 	}
 	if (g.shoff && check_sections(fd, &g, why, size) < 0)
 		return -1;

@@ -152,8 +152,8 @@ static int resolve(const char *path, char **final, struct stat *st, int *via_lin
 			return error("'%s': too many levels of symbolic links", path);
 		}
 		if (st->st_uid != geteuid() && st->st_uid != 0) {
-			error("'%s' is a symbolic link of user %u's: not followed (give the file it "
-			      "names, or remove the link)",
+			error("'%s' is a symbolic link of user %u's: not followed (give the file "
+			      "it names, or remove the link)",
 			      path, (unsigned)st->st_uid);
 			free(cur);
 			return -1;
@@ -175,7 +175,7 @@ static int resolve(const char *path, char **final, struct stat *st, int *via_lin
 			return -1;
 		}
 		if (!S_ISREG(target.st_mode)) {
-			/* A device, pipe or terminal (/dev/stdout): written in place, through the link. */
+			/* A device, pipe or terminal: written in place, through the link. */
 			*st = target;
 			*via_link = 1;
 			*final = cur;
@@ -298,7 +298,8 @@ int outfile_open(struct outfile *of, const char *path, unsigned flags, const cha
 		if (lstat(old, &ost) == 0 && !S_ISREG(ost.st_mode)) {
 			error("cannot keep the previous '%s' as '%s': that is %s; move it away or "
 			      "give another -o",
-			      path, old, S_ISDIR(ost.st_mode) ? "a directory" : "not a regular file");
+			      path, old,
+			      S_ISDIR(ost.st_mode) ? "a directory" : "not a regular file");
 			free(old);
 			free(final);
 			return -1;

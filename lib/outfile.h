@@ -23,7 +23,7 @@
 #include <sys/types.h>
 
 enum outfile_flags {
-	OUTFILE_NO_CLOBBER = 1 << 0, /* refuse a target that exists (convert --to perf without -f) */
+	OUTFILE_NO_CLOBBER = 1 << 0, /* refuse a target that exists (convert --to perf, no -f) */
 	OUTFILE_KEEP_OLD = 1 << 1,   /* a previous non-empty regular file becomes TARGET.old when
 				      * the new one is published (record, as perf does) */
 	OUTFILE_REGULAR = 1 << 2,    /* the format must go to a regular file: refuse the others */

@@ -1,5 +1,7 @@
 # Profiles and files that are cut, crafted or hostile: every reader gives a clear message or a
 # result, never a crash, an unbounded allocation or a read of a file that is not a program's.
+# serial: it pipes 1 GiB through pperf and crafts 30 GiB sparse files; beside the tests that
+# count samples on 2 CPUs it made them miss theirs
 . "$(dirname "$0")/lib.sh"
 
 # A recording cut just after its CHANNEL records: channels, no samples (report read the channel

@@ -305,7 +305,8 @@ static int cmd_elf_claim(const char *path, const char *section, const char *size
 	uint64_t size = strtoull(size_arg, NULL, 0), end;
 	char name[64];
 
-	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    pread(fd, &strtab, sizeof(strtab), (off_t)(eh.e_shoff + eh.e_shstrndx * sizeof(sh))) !=
 		    sizeof(strtab)) {
 		fprintf(stderr, "test-tool: '%s' is not a 64-bit ELF file\n", path);
@@ -323,12 +324,14 @@ static int cmd_elf_claim(const char *path, const char *section, const char *size
 			continue;
 		sh.sh_offset = end;
 		sh.sh_size = size;
-		if (pwrite(fd, &sh, sizeof(sh), at) != sizeof(sh) || ftruncate(fd, (off_t)(end + size)) < 0)
+		if (pwrite(fd, &sh, sizeof(sh), at) != sizeof(sh) ||
+		    ftruncate(fd, (off_t)(end + size)) < 0)
 			break;
 		close(fd);
 		return 0;
 	}
-	fprintf(stderr, "test-tool: '%s': no section '%s', or it cannot be changed\n", path, section);
+	fprintf(stderr, "test-tool: '%s': no section '%s', or it cannot be changed\n", path,
+		section);
 	close(fd);
 	return 1;
 }

@@ -32,7 +32,8 @@ static void test_printable(void)
 	check_printable("\033[31mred\033[0m", "\\033[31mred\\033[0m");
 	check_printable("back\\slash", "back\\\\slash");
 	check_printable("del\x7f", "del\\177");
-	check_printable("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x99\x82", "h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x99\x82");
+	check_printable("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x99\x82", /* é € 🙂 */
+			"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x99\x82");
 	check_printable("c1 \xc2\x9b", "c1 \\302\\233");		/* 8-bit CSI */
 	check_printable("bad \xff\xfe", "bad \\377\\376");
 	check_printable("overlong \xc0\xaf", "overlong \\300\\257");
@@ -132,7 +133,7 @@ static void test_outfile(void)
 	shell("rm -f '%s'/out.*", dir);
 
 	/* No clobber: a file that appears meanwhile is not replaced. */
-	CHECK(outfile_open(&of, out, OUTFILE_NO_CLOBBER, NULL) == 0, "open a new no-clobber output");
+	CHECK(outfile_open(&of, out, OUTFILE_NO_CLOBBER, NULL) == 0, "open a no-clobber output");
 	CHECK(write_text(out, "theirs") == 0, "another file appears");
 	fprintf(stderr, "(an error is expected here)\n");
 	CHECK(outfile_close(&of) < 0, "a no-clobber output replaced a file that appeared");
