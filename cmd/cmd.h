@@ -23,8 +23,11 @@ int cmd_diff(int argc, char **argv);
 int cmd_convert_pperf1(int argc, char **argv);
 int cmd_convert_csv(int argc, char **argv);
 int cmd_convert_collapsed(int argc, char **argv);
-/* Convert the profile at input into a legacy one at path (also used by upstream's -o). */
-int write_legacy_file(const char *input, const char *path);
+/*
+ * Convert the profile at input into a legacy one at path (also used by upstream's -o, which
+ * converts its own recording in place: replace_input). An exit status.
+ */
+int write_legacy_file(const char *input, const char *path, int replace_input);
 int cmd_convert_perf(int argc, char **argv);
 
 /* pperf's version string. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../formats/profile.h"
+#include "../lib/outfile.h"
 #include "../lib/util.h"
 #include "../report/walk.h"
 #include "../report/weight.h"
@@ -23,7 +24,7 @@ static const char collapsed_usage[] =
 	"with [truncated]. A profile without stacks gives one-frame stacks.\n"
 	"\n"
 	"  -i, --input PROFILE   the profile (default pperf.data; '-': standard input)\n"
-	"  -o, --output FILE     the folded stacks (default standard output)\n"
+	"  -o, --output FILE     the folded stacks (default standard output; not the profile)\n"
 	"      --weight W        cpu: CPU ns (default); wall: wall-clock ns, every thread;\n"
 	"                        samples: thread-samples; or a channel's name: its amount\n"
 	"      --comm            start each stack with the thread's name\n"
@@ -172,7 +173,9 @@ int cmd_convert_collapsed(int argc, char **argv)
 	const char *input = "pperf.data", *output = NULL, *weight = "cpu";
 	struct walk_opts wo = { .symbols = 1, .unwind = 1 };
 	struct collapse c = { 0 };
-	FILE *out = stdout;
+	const char *inputs[] = { NULL, NULL };
+	struct outfile of;
+	FILE *out;
 	size_t n = 0;
 	int opt, ret;
 
@@ -209,14 +212,18 @@ int cmd_convert_collapsed(int argc, char **argv)
 		usage_error("convert", "unexpected argument '%s'", argv[optind]);
 	weight_parse(&c.weight, weight);
 	c.input = input;
-	c.r = profile_reader_open(input);
-	if (!c.r)
+	inputs[0] = input;
+	if (outfile_open(&of, output ? output : "-", 0, inputs) < 0)
 		return EXIT_FAIL;
+	c.r = profile_reader_open(input);
+	if (!c.r || !(out = outfile_stream(&of))) {
+		outfile_abort(&of);
+		profile_reader_close(c.r);
+		return EXIT_FAIL;
+	}
 	ret = walk_profile(c.r, &wo, fold, &c, NULL);
 	if (ret == 0)
 		resolve_channel(&c); /* a profile without samples */
-	if (ret == 0 && output && strcmp(output, "-") && !(out = fopen(output, "w")))
-		ret = error_errno("cannot write '%s'", output);
 	if (ret == 0) {
 		struct folded *all = xcalloc(c.nr + 1, sizeof(*all));
 
@@ -232,8 +239,9 @@ int cmd_convert_collapsed(int argc, char **argv)
 				fprintf(out, "%s %.0f\n", all[i].stack, all[i].weight);
 		}
 		free(all);
-		if (out != stdout && fclose(out) != 0)
-			ret = error_errno("cannot write '%s'", output);
+		ret = outfile_close(&of);
+	} else {
+		outfile_abort(&of);
 	}
 	for (size_t i = 0; i < c.size; i++)
 		free(c.e[i].stack);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../formats/profile.h"
+#include "../lib/outfile.h"
 #include "../lib/util.h"
 #include "../report/aggregate.h"
 #include "../report/csv.h"
@@ -20,13 +21,14 @@ static const char csv_usage[] =
 	"(ns), and per PMU channel its reading and the thread's share of its increase.\n"
 	"\n"
 	"  -i, --input PROFILE   the profile (default pperf.data; '-': standard input)\n"
-	"  -o, --output FILE     the CSV (default standard output)\n"
+	"  -o, --output FILE     the CSV (default standard output; not the profile)\n"
 	"      --symfs DIR       look up the recorded files under DIR first\n"
 	"      --no-lines        leave the source line column empty (faster)\n"
 	"  -h, --help            show this help\n";
 
 struct csv_ctx {
 	FILE *out;
+	const char *name; /* of the output, for messages */
 	struct profile_reader *r;
 	int header_done;
 };
@@ -78,7 +80,8 @@ static int row(void *p, const struct walk_sample *s)
 		csv_fieldf(c->out, 0, "%.9g", s->reading[i]);
 		csv_fieldf(c->out, i == nch - 1, "%.9g", s->share[i]);
 	}
-	return ferror(c->out) ? -1 : 0;
+	/* a write error ends the walk, said once (a full disk, /dev/full) */
+	return ferror(c->out) ? error_errno("cannot write '%s'", c->name) : 0;
 }
 
 int cmd_convert_csv(int argc, char **argv)
@@ -94,6 +97,8 @@ int cmd_convert_csv(int argc, char **argv)
 	const char *input = "pperf.data", *output = NULL;
 	struct walk_opts wo = { .symbols = 1, .sym.lines = 1 };
 	struct csv_ctx c = { 0 };
+	struct outfile out;
+	const char *inputs[] = { NULL, NULL };
 	int opt, ret;
 
 	opterr = 0;
@@ -120,25 +125,23 @@ int cmd_convert_csv(int argc, char **argv)
 	}
 	if (optind < argc)
 		usage_error("convert", "unexpected argument '%s'", argv[optind]);
-	c.r = profile_reader_open(input);
-	if (!c.r)
+	inputs[0] = input;
+	c.name = output && strcmp(output, "-") ? output : "standard output";
+	if (outfile_open(&out, output ? output : "-", 0, inputs) < 0)
 		return EXIT_FAIL;
-	c.out = stdout;
-	if (output && strcmp(output, "-")) {
-		c.out = fopen(output, "w");
-		if (!c.out) {
-			error_errno("cannot write '%s'", output);
-			profile_reader_close(c.r);
-			return EXIT_FAIL;
-		}
+	c.r = profile_reader_open(input);
+	if (!c.r || !(c.out = outfile_stream(&out))) {
+		outfile_abort(&out);
+		profile_reader_close(c.r);
+		return EXIT_FAIL;
 	}
 	ret = walk_profile(c.r, &wo, row, &c, NULL);
 	if (!c.header_done)
 		header(&c, profile_reader_nr_channels(c.r));
-	if (c.out != stdout && fclose(c.out) != 0 && ret == 0)
-		ret = error_errno("cannot write '%s'", output);
-	else if (c.out == stdout && ferror(stdout) && ret == 0)
-		ret = error("cannot write the CSV to standard output");
+	if (ret == 0)
+		ret = outfile_close(&out);
+	else
+		outfile_abort(&out);
 	profile_reader_close(c.r);
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }

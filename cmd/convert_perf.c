@@ -1,16 +1,14 @@
 /* pperf convert --to perf: a profile as a perf.data file for perf report, script, annotate... */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../formats/perfdata.h"
 #include "../formats/profile.h"
+#include "../lib/outfile.h"
 #include "../lib/util.h"
 #include "../report/symbols.h"
 #include "../report/unwind.h"
@@ -36,7 +34,8 @@ static const char convert_perf_usage[] =
 	"                       sample's registers and stack copy (PERF_SAMPLE_REGS_USER and\n"
 	"                       STACK_USER, as perf record --call-graph dwarf writes them) and\n"
 	"                       let perf unwind them, instead of pperf's unwound chains\n"
-	"  -f, --force          overwrite OUT if it exists\n"
+	"  -f, --force          overwrite OUT if it exists (never the input; a device such as\n"
+	"                       /dev/null is written in place)\n"
 	"  -v, --verbose        print what was converted\n"
 	"  -h, --help           show this help\n";
 
@@ -97,29 +96,6 @@ static void parse_args(int argc, char **argv, struct convert_perf_args *a)
 			    argv[optind]);
 }
 
-/*
- * The file is written under a temporary name and renamed when complete, so a failed
- * conversion never leaves a broken perf.data behind (nor destroys the one that was there).
- */
-static int open_output(const char *out, int force, char **tmp)
-{
-	struct stat st;
-	int fd;
-
-	if (!force && stat(out, &st) == 0) {
-		error("'%s' exists; use -f to overwrite it", out);
-		return -1;
-	}
-	*tmp = xasprintf("%s.tmp.%d", out, (int)getpid());
-	fd = open(*tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		error_errno("cannot create '%s'", *tmp);
-		free(*tmp);
-		*tmp = NULL;
-	}
-	return fd;
-}
-
 static void print_stats(const struct perfdata_convert_stats *st, const char *out)
 {
 	fprintf(stderr,
@@ -168,8 +144,9 @@ int cmd_convert_perf(int argc, char **argv)
 {
 	struct convert_perf_args a = { .input = "pperf.data", .output = "perf.data" };
 	struct perfdata_convert_stats st;
+	const char *inputs[] = { NULL, NULL };
 	struct profile_reader *r;
-	char *tmp = NULL;
+	struct outfile out;
 	int pipe = 0, fd, ret;
 
 	parse_args(argc, argv, &a);
@@ -180,12 +157,16 @@ int cmd_convert_perf(int argc, char **argv)
 			die("refusing to write perf.data to a terminal; redirect it or pipe it to "
 			    "'perf report -i -'");
 	}
-	r = profile_reader_open(a.input);
-	if (!r)
+	inputs[0] = a.input;
+	/* Written beside OUT and renamed when complete (lib/outfile.h): a failed conversion
+	 * never leaves a broken perf.data behind, nor destroys the one that was there. */
+	if (!pipe && outfile_open(&out, a.output, a.force ? 0 : OUTFILE_NO_CLOBBER, inputs) < 0)
 		return EXIT_FAIL;
-	fd = pipe ? STDOUT_FILENO : open_output(a.output, a.force, &tmp);
-	if (fd < 0) {
-		profile_reader_close(r);
+	fd = pipe ? STDOUT_FILENO : out.fd;
+	r = profile_reader_open(a.input);
+	if (!r) {
+		if (!pipe)
+			outfile_abort(&out);
 		return EXIT_FAIL;
 	}
 	{
@@ -201,15 +182,10 @@ int cmd_convert_perf(int argc, char **argv)
 		symbolizer_free(u.sym);
 	}
 	profile_reader_close(r);
-	if (!pipe) {
-		if (close(fd) < 0 && !ret)
-			ret = error_errno("cannot write '%s'", a.output);
-		if (!ret && rename(tmp, a.output) < 0)
-			ret = error_errno("cannot rename '%s' to '%s'", tmp, a.output);
-		if (ret)
-			unlink(tmp);
-		free(tmp);
-	}
+	if (!pipe && ret)
+		outfile_abort(&out);
+	else if (!pipe)
+		ret = outfile_close(&out);
 	if (ret)
 		return EXIT_FAIL;
 	if (pperf_verbose)

@@ -1,14 +1,12 @@
 /* pperf convert --to pperf1: a profile in upstream pperf's binary layout, for its tools. */
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../formats/legacy.h"
 #include "../formats/profile.h"
+#include "../lib/outfile.h"
 #include "../lib/util.h"
 #include "cmd.h"
 
@@ -21,36 +19,36 @@ static const char pperf1_usage[] =
 	"W), and what is left out is said.\n"
 	"\n"
 	"  -i, --input PROFILE   the profile to convert (default pperf.data)\n"
-	"  -o, --output FILE     the legacy profile to write (a seekable file, not a pipe)\n"
+	"  -o, --output FILE     the legacy profile to write (a seekable file, not a pipe; not\n"
+	"                        the input)\n"
 	"  -h, --help            show this help\n";
 
-/* Write path through a temporary file beside it, so a failed conversion leaves nothing. */
-int write_legacy_file(const char *input, const char *path)
+/*
+ * Write the legacy profile at path through lib/outfile.h: a failed conversion leaves path as it
+ * was. Record's upstream invocation converts its own profile, replace_input; otherwise an
+ * output that is the input is refused.
+ */
+int write_legacy_file(const char *input, const char *path, int replace_input)
 {
-	struct profile_reader *r = profile_reader_open(input);
-	char *tmp;
-	int fd, ret;
+	const char *inputs[] = { input, NULL };
+	struct profile_reader *r;
+	struct outfile out;
+	int ret;
 
-	if (!r)
+	if (outfile_open(&out, path, replace_input ? OUTFILE_REGULAR : 0,
+			 replace_input ? NULL : inputs) < 0)
 		return EXIT_FAIL;
-	tmp = xasprintf("%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		error_errno("cannot write '%s'", path);
-		profile_reader_close(r);
-		free(tmp);
+	r = profile_reader_open(input);
+	if (!r) {
+		outfile_abort(&out);
 		return EXIT_FAIL;
 	}
-	fchmod(fd, 0644);
-	ret = legacy_write(r, fd, path);
-	if (close(fd) < 0 && ret == 0)
-		ret = error_errno("cannot write '%s'", path);
-	if (ret == 0 && rename(tmp, path) < 0)
-		ret = error_errno("cannot write '%s'", path);
-	if (ret < 0)
-		unlink(tmp);
+	ret = legacy_write(r, out.fd, path);
+	if (ret == 0)
+		ret = outfile_close(&out);
+	else
+		outfile_abort(&out);
 	profile_reader_close(r);
-	free(tmp);
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -88,5 +86,5 @@ int cmd_convert_pperf1(int argc, char **argv)
 	if (!strcmp(output, "-"))
 		usage_error("convert", "the legacy format cannot go to standard output: its header "
 				       "is written last; give -o FILE");
-	return write_legacy_file(input, output);
+	return write_legacy_file(input, output, 0);
 }

@@ -1,4 +1,7 @@
-/* pperf dump: every record of a profile in readable form, one per line, with its offset. */
+/*
+ * pperf dump: every record of a profile in readable form, one per line, with its offset. Names
+ * from the profile are shown escaped (printable()): a crafted one cannot break the lines.
+ */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -45,19 +48,20 @@ static void dump_record(const struct profile_reader *r, const struct profile_rec
 		printf("format %u.%u host '%s' kernel '%s' arch %s cpu '%s' cpuid '%s' cpus %u/%u "
 		       "mem %" PRIu64 " kB pperf %s freq %.3f Hz period %" PRIu64
 		       " ns clock %u ref %" PRIu64 "/%" PRIu64 " start %" PRIu64 " flags %#x cmd",
-		       m->version_major, m->version_minor, m->hostname, m->osrelease, m->arch,
-		       m->cpu_model, m->cpuid, m->nr_cpus_online, m->nr_cpus_avail, m->mem_total_kb,
-		       m->pperf_version, m->freq_hz, m->period_ns, m->clockid, m->ref_clock_ns,
+		       m->version_major, m->version_minor, printable(m->hostname),
+		       printable(m->osrelease), printable(m->arch), printable(m->cpu_model),
+		       printable(m->cpuid), m->nr_cpus_online, m->nr_cpus_avail, m->mem_total_kb,
+		       printable(m->pperf_version), m->freq_hz, m->period_ns, m->clockid, m->ref_clock_ns,
 		       m->ref_realtime_ns, m->start_time, m->flags);
 		for (uint32_t i = 0; i < m->argc; i++)
-			printf(" '%s'", m->argv[i]);
+			printf(" '%s'", printable(m->argv[i]));
 		break;
 	case PROFILE_CHANNEL:
 		printf("#%u '%s' unit '%s' %s %s backend '%s' scale %g", rec->channel.index,
-		       rec->channel.name, rec->channel.unit,
+		       printable(rec->channel.name), printable(rec->channel.unit),
 		       rec->channel.kind == CHANNEL_COUNTER ? "counter" : "instant",
 		       rec->channel.scope == CHANNEL_THREAD ? "per-thread" : "system",
-		       rec->channel.backend, rec->channel.scale);
+		       printable(rec->channel.backend), rec->channel.scale);
 		break;
 	case PROFILE_PROCESS:
 		print_time(rec->process.time, base);
@@ -76,12 +80,12 @@ static void dump_record(const struct profile_reader *r, const struct profile_rec
 		break;
 	case PROFILE_COMM:
 		print_time(rec->comm.time, base);
-		printf("pid %u tid %u '%s'%s", rec->comm.pid, rec->comm.tid, rec->comm.name,
+		printf("pid %u tid %u '%s'%s", rec->comm.pid, rec->comm.tid, printable(rec->comm.name),
 		       rec->comm.exec ? " (exec)" : "");
 		break;
 	case PROFILE_EXEC:
 		print_time(rec->exec.time, base);
-		printf("pid %u '%s'", rec->exec.pid, rec->exec.filename);
+		printf("pid %u '%s'", rec->exec.pid, printable(rec->exec.filename));
 		break;
 	case PROFILE_MMAP:
 		print_time(rec->mmap.time, base);
@@ -93,7 +97,7 @@ static void dump_record(const struct profile_reader *r, const struct profile_rec
 		       rec->mmap.build_id_size ?
 			       build_id_hex(rec->mmap.build_id, rec->mmap.build_id_size, hex) :
 			       "-",
-		       rec->mmap.path);
+		       printable(rec->mmap.path));
 		break;
 	case PROFILE_SAMPLE:
 		print_time(rec->sample.time, base);

@@ -179,15 +179,16 @@ static void print_info(const struct profile_reader *r, struct info *in, uint64_t
 		printf("# host      (not in legacy profiles)\n");
 		printf("# recorded  %s by upstream pperf\n", when);
 	} else {
-		printf("# host      %s, Linux %s, %s\n", m->hostname, m->osrelease, m->arch);
-		printf("# cpu       %s (%u online, %u available)\n", m->cpu_model,
+		printf("# host      %s, Linux %s, %s\n", printable(m->hostname),
+		       printable(m->osrelease), printable(m->arch));
+		printf("# cpu       %s (%u online, %u available)\n", printable(m->cpu_model),
 		       m->nr_cpus_online, m->nr_cpus_avail);
 		printf("# memory    %" PRIu64 " kB\n", m->mem_total_kb);
 		printf("# command  ");
 		for (uint32_t i = 0; i < m->argc; i++)
-			printf(" %s", m->argv[i]);
+			printf(" %s", printable(m->argv[i]));
 		printf("%s\n", m->flags & META_ATTACHED ? " (attached)" : "");
-		printf("# recorded  %s by pperf %s\n", when, m->pperf_version);
+		printf("# recorded  %s by pperf %s\n", when, printable(m->pperf_version));
 	}
 	printf("# frequency %.2f Hz target\n", m->freq_hz);
 
@@ -231,17 +232,19 @@ static void print_info(const struct profile_reader *r, struct info *in, uint64_t
 		for (uint32_t c = 0; c < nch; c++) {
 			const struct profile_channel *ch = profile_reader_channel(r, c);
 
-			printf("%-24s %s %s, backend %s: ", ch->name,
+			printf("%-24s %s %s, backend %s: ", printable(ch->name),
 			       ch->kind == CHANNEL_COUNTER ? "counter" : "reading",
-			       ch->scope == CHANNEL_THREAD ? "per thread" : "system", ch->backend);
+			       ch->scope == CHANNEL_THREAD ? "per thread" : "system",
+			       printable(ch->backend));
 			if (ch->kind == CHANNEL_INSTANT && ch->scope == CHANNEL_SYSTEM)
 				printf("%.6g %s.s integrated, mean %.6g %s\n", in->chan_total[c],
-				       ch->unit, wall > 0 ? in->chan_total[c] / wall : 0, ch->unit);
+				       printable(ch->unit), wall > 0 ? in->chan_total[c] / wall : 0,
+				       printable(ch->unit));
 			else if (!strcmp(ch->unit, "J"))
 				printf("%.6g J, mean %.6g W\n", in->chan_total[c],
 				       wall > 0 ? in->chan_total[c] / wall : 0);
 			else
-				printf("%.6g %s\n", in->chan_total[c], ch->unit);
+				printf("%.6g %s\n", in->chan_total[c], printable(ch->unit));
 		}
 	}
 
@@ -252,7 +255,8 @@ static void print_info(const struct profile_reader *r, struct info *in, uint64_t
 
 		printf("%8u %8u %-8s ", p->pid, p->ppid, origin_name(p->how));
 		print_status(p);
-		printf(" %s%s%s%s\n", p->comm, p->exe ? " (" : "", p->exe ? p->exe : "",
+		printf(" %s%s%s%s\n", printable(p->comm), p->exe ? " (" : "",
+		       p->exe ? printable(p->exe) : "",
 		       p->exe ? ")" : "");
 	}
 	printf("\n# threads\n%8s %8s %-16s %10s %12s %7s\n", "pid", "tid", "comm", "samples",
@@ -260,7 +264,8 @@ static void print_info(const struct profile_reader *r, struct info *in, uint64_t
 	for (size_t i = 0; i < in->nr_threads; i++) {
 		struct thread_info *t = &in->threads[i];
 
-		printf("%8u %8u %-16s %10" PRIu64 " %12.3f %6.2f%%\n", t->pid, t->tid, t->comm,
+		printf("%8u %8u %-16s %10" PRIu64 " %12.3f %6.2f%%\n", t->pid, t->tid,
+		       printable(t->comm),
 		       t->samples, (double)t->cpu_ns / 1e6,
 		       in->cpu_total ? 100.0 * (double)t->cpu_ns / (double)in->cpu_total : 0);
 	}

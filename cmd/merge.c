@@ -3,7 +3,6 @@
  * profile's samples by linear interpolation, writing a new profile with one more channel.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "../formats/profile.h"
+#include "../lib/outfile.h"
 #include "../lib/util.h"
 #include "cmd.h"
 
@@ -25,7 +25,7 @@ static const char merge_usage[] =
 	"The log has a timestamp and a reading per line (comma, semicolon, tab or blank\n"
 	"separated); a first line of column names is allowed.\n"
 	"\n"
-	"  -o, --output FILE      the new profile (required; not PROFILE itself)\n"
+	"  -o, --output FILE      the new profile (required; not PROFILE or LOG itself), 0600\n"
 	"      --clock CLOCK      the log's timestamps: 'realtime' (seconds since 1970, or\n"
 	"                         'YYYY-MM-DD HH:MM:SS[.frac][Z]', local time without Z), 'relative'\n"
 	"                         (seconds from the recording's start), or 'auto' (default: by value)\n"
@@ -41,6 +41,13 @@ static const char merge_usage[] =
 	"  -h, --help             show this help\n";
 
 enum clock_mode { LOG_AUTO, LOG_REALTIME, LOG_RELATIVE };
+
+/* Readings are kept to a thousandth of the log's unit (raw values are integers). */
+#define RAW_PER_UNIT 1000.0
+/* The largest reading whose raw value fits an int64_t (2^63 / 1000, about 9.2e15). */
+#define MAX_READING (9223372036854775808.0 / RAW_PER_UNIT)
+/* A meter log's lines are short: a longer one is not a log (and is never read whole). */
+#define MAX_LINE 65536
 
 struct point {
 	double t; /* seconds, on the log's clock */
@@ -135,24 +142,44 @@ static int cmp_point(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
+/*
+ * The next line of f into line (MAX_LINE + 2 bytes), NUL-terminated: its length, 0 at the end,
+ * MAX_LINE + 1 for a line longer than MAX_LINE (read no further), -1 on a read error.
+ */
+static ssize_t read_line(FILE *f, char *line)
+{
+	size_t len = 0;
+	int c;
+
+	while (len <= MAX_LINE && (c = getc_unlocked(f)) != EOF) {
+		line[len++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	line[len] = '\0';
+	return ferror(f) ? -1 : (ssize_t)len;
+}
+
 /* Read the log: points sorted by time, clock detected. -1 after a message. */
 static int read_log(const struct merge_args *a, struct point **out, size_t *nout, int *absolute)
 {
 	FILE *f = fopen(a->log, "r");
-	char *line = NULL, *fields[64], *hdr_copy = NULL, *hdr[64];
-	size_t cap = 0, n = 0, alloc = 0, lineno = 0;
+	char *line = xmalloc(MAX_LINE + 2), *fields[64], *hdr_copy = NULL, *hdr[64];
+	size_t n = 0, alloc = 0, lineno = 0;
 	int nhdr = 0, tc = -1, vc = -1, dates = 0, numbers = 0, sorted = 1;
 	struct point *pts = NULL;
 	ssize_t len;
 
-	if (!f)
+	if (!f) {
+		free(line);
 		return error_errno("cannot open the log '%s'", a->log);
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	}
+	while ((len = read_line(f, line)) > 0) {
 		int nf;
 		double t, v;
 
 		lineno++;
-		if (len > 65536) {
+		if (len > MAX_LINE) {
 			error("'%s' line %zu: longer than 64 KiB; not a meter log?", a->log, lineno);
 			goto fail;
 		}
@@ -203,12 +230,18 @@ static int read_log(const struct merge_args *a, struct point **out, size_t *nout
 			error("'%s' line %zu: '%s' is not a reading", a->log, lineno, fields[vc]);
 			goto fail;
 		}
+		if (fabs(v) >= MAX_READING) {
+			error("'%s' line %zu: reading '%s' is out of range: readings are kept to a "
+			      "thousandth in 64 bits, so at most %.4g in magnitude",
+			      a->log, lineno, fields[vc], MAX_READING);
+			goto fail;
+		}
 		ALLOC_GROW(pts, alloc, n + 1);
 		if (n && t < pts[n - 1].t)
 			sorted = 0;
 		pts[n++] = (struct point){ t + a->offset, v };
 	}
-	if (ferror(f)) {
+	if (len < 0) {
 		error_errno("cannot read the log '%s'", a->log);
 		goto fail;
 	}
@@ -375,27 +408,18 @@ static void parse_args(struct merge_args *a, int argc, char **argv)
 		usage_error("merge", "-o OUTPUT is required (the profile is not changed in place)");
 }
 
-/* Readings are kept to a thousandth of the log's unit (raw values are integers). */
-#define RAW_PER_UNIT 1000.0
-
-static int same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
-}
-
 int cmd_merge(int argc, char **argv)
 {
 	struct merge_args a = { .time_unit = 1, .scale = 1, .time_col = "1", .value_col = "2",
 				.name = "log", .unit = "W", .kind = CHANNEL_INSTANT };
 	struct profile_reader *r;
 	struct profile_writer *w = NULL;
+	struct outfile out = { .fd = -1 };
+	const char *inputs[3] = { NULL, NULL, NULL };
 	struct profile_record rec;
 	struct point *pts = NULL;
 	size_t npts = 0, hint = 0;
-	int absolute = 0, fd = -1, n, added = 0, ret = EXIT_FAIL;
+	int absolute = 0, opened = 0, n, added = 0, ret = EXIT_FAIL;
 	uint32_t nch = 0;
 	int64_t *values = NULL;
 	uint64_t samples = 0, before = 0, after = 0;
@@ -403,8 +427,9 @@ int cmd_merge(int argc, char **argv)
 	double first_s = 0, last_s = 0;
 
 	parse_args(&a, argc, argv);
-	if (same_file(a.profile, a.output) || !strcmp(a.output, a.profile))
-		usage_error("merge", "-o '%s' is the profile itself; write a new file", a.output);
+	if (!strcmp(a.output, a.profile) || !strcmp(a.output, a.log))
+		usage_error("merge", "-o '%s' is the %s itself; write a new file", a.output,
+			    strcmp(a.output, a.profile) ? "log" : "profile");
 	if (read_log(&a, &pts, &npts, &absolute) < 0)
 		return EXIT_FAIL;
 	r = profile_reader_open(a.profile);
@@ -419,13 +444,13 @@ int cmd_merge(int argc, char **argv)
 		      a.profile);
 		goto out;
 	}
-	fd = !strcmp(a.output, "-") ? STDOUT_FILENO :
-				      open(a.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		error_errno("cannot write '%s'", a.output);
+	/* An input as the output (by another name too) is refused, before anything is written. */
+	inputs[0] = a.profile;
+	inputs[1] = a.log;
+	if (outfile_open(&out, a.output, 0, inputs) < 0)
 		goto out;
-	}
-	w = profile_writer_open(fd, a.output, m);
+	opened = 1;
+	w = profile_writer_open(out.fd, a.output, m);
 	if (!w)
 		goto out_fd;
 	while ((n = profile_read(r, &rec)) > 0) {
@@ -510,18 +535,19 @@ int cmd_merge(int argc, char **argv)
 	}
 	w = NULL;
 	ret = EXIT_OK;
-	fprintf(stderr, "pperf: merged %zu readings of '%s' onto %llu samples as channel '%s' in '%s'\n",
-		npts, a.log, (unsigned long long)samples, a.name, a.output);
 out_w:
 	if (w)
 		profile_writer_close(w);
 out_fd:
-	if (fd >= 0 && fd != STDOUT_FILENO && close(fd) < 0 && ret == EXIT_OK) {
-		error_errno("cannot write '%s'", a.output);
+	/* A failure leaves the output as it was (a device such as /dev/full is never removed). */
+	if (opened && ret == EXIT_OK && outfile_close(&out) < 0)
 		ret = EXIT_FAIL;
-	}
-	if (ret != EXIT_OK && fd >= 0 && fd != STDOUT_FILENO)
-		unlink(a.output);
+	else if (opened && ret != EXIT_OK)
+		outfile_abort(&out);
+	if (ret == EXIT_OK)
+		fprintf(stderr, "pperf: merged %zu readings of '%s' onto %llu samples as channel "
+				"'%s' in '%s'\n",
+			npts, a.log, (unsigned long long)samples, a.name, a.output);
 out:
 	profile_reader_close(r);
 	free(values);

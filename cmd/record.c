@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../formats/profile.h"
+#include "../lib/outfile.h"
 #include "../lib/util.h"
 #include "../pmu/pmu.h"
 #include "../sampler/procfs.h"
@@ -24,7 +25,9 @@ static const char record_usage[] =
 	"Run COMMAND (or attach to process PID) under ptrace and sample all its threads at once,\n"
 	"at a target frequency, following its threads and child processes.\n"
 	"\n"
-	"  -o, --output FILE      write the profile to FILE (default pperf.data; '-': stdout)\n"
+	"  -o, --output FILE      write the profile to FILE (default pperf.data; '-': stdout),\n"
+	"                         mode 0600; a previous FILE becomes FILE.old once the program\n"
+	"                         has started (a device such as /dev/null is written in place)\n"
 	"      --no-output        record nothing (measure the sampler alone)\n"
 	"  -F, --freq HZ          target sampling frequency (default 1000; -f, --frequency too)\n"
 	"  -p, --pid PID          attach to a running process and all its threads\n"
@@ -318,33 +321,6 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 	*cmd_at = optind;
 }
 
-/* Keep a previous profile as FILE.old, as perf does with perf.data. */
-static void keep_old(const char *path)
-{
-	struct stat st;
-	char *old;
-
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
-		return;
-	old = xasprintf("%s.old", path);
-	rename(path, old);
-	free(old);
-}
-
-static int open_output(const char *path, int upstream)
-{
-	int fd;
-
-	if (!strcmp(path, "-"))
-		return STDOUT_FILENO;
-	if (!upstream) /* upstream's sampler overwrites */
-		keep_old(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0)
-		error_errno("cannot write the profile '%s'", path);
-	return fd;
-}
-
 /*
  * A sampler that missed many deadlines could not keep up: its stops take longer than the period,
  * or it (or the threads it waits for) waited for a CPU. The shares stay unbiased (only threads
@@ -466,6 +442,7 @@ int cmd_record(int argc, char **argv)
 	struct pmu_set pmus = { 0 };
 	struct profile_writer *writer = NULL;
 	struct profile_meta meta = { 0 };
+	struct outfile out = { .fd = -1 };
 	struct tracer *t;
 	char **cmd_argv;
 	int cmd_at, status, fd = -1, ret, cmd_argc;
@@ -495,9 +472,16 @@ int cmd_record(int argc, char **argv)
 			return EXIT_FAIL;
 
 	if (a.output) {
-		fd = open_output(a.output, a.upstream);
-		if (fd < 0)
+		/*
+		 * The profile goes to a temporary beside FILE, which becomes FILE once the program
+		 * has started (or been attached to), and is written there as recording goes: a
+		 * failed start leaves FILE as it was, a killed recorder a readable FILE. FILE's
+		 * previous profile becomes FILE.old then (upstream's sampler overwrites).
+		 */
+		if (outfile_open(&out, a.output, a.upstream ? OUTFILE_REGULAR : OUTFILE_KEEP_OLD,
+				 NULL) < 0)
 			return EXIT_FAIL;
+		fd = out.fd;
 		if (fd == STDOUT_FILENO)
 			a.topt.child_stdout_fd = STDERR_FILENO; /* keep the stream clean */
 	}
@@ -514,8 +498,10 @@ int cmd_record(int argc, char **argv)
 		meta.flags |= META_CALL_GRAPH;
 	if (fd >= 0) {
 		writer = profile_writer_open(fd, a.output, &meta);
-		if (!writer)
+		if (!writer) {
+			outfile_abort(&out);
 			return EXIT_FAIL;
+		}
 		for (uint32_t i = 0; i < pmus.nr_channels; i++) {
 			const struct pmu_channel *c = pmu_set_channel(&pmus, i);
 			struct profile_record rec = { .type = PROFILE_CHANNEL };
@@ -530,8 +516,11 @@ int cmd_record(int argc, char **argv)
 				.unit = c->unit, .backend = owner ? owner->ops->name : "",
 				.scale = c->scale
 			};
-			if (profile_write(writer, &rec) < 0)
+			if (profile_write(writer, &rec) < 0) {
+				profile_writer_close(writer);
+				outfile_abort(&out);
 				return EXIT_FAIL;
+			}
 		}
 	}
 
@@ -539,37 +528,36 @@ int cmd_record(int argc, char **argv)
 	a.topt.pmus = &pmus;
 	a.topt.writer = writer;
 	t = tracer_new(&a.topt);
-	if (!t)
-		return EXIT_FAIL;
-	if (a.pid) {
-		if (tracer_attach(t, a.pid) < 0) {
-			tracer_free(t);
-			return EXIT_FAIL;
-		}
-	} else {
-		status = tracer_start(t, cmd_argv);
-		if (status) {
-			tracer_free(t);
-			if (writer)
-				profile_writer_close(writer);
-			if (a.output && fd != STDOUT_FILENO)
-				unlink(a.output);
-			return status;
-		}
+	status = !t ? EXIT_FAIL : a.pid ? (tracer_attach(t, a.pid) < 0 ? EXIT_FAIL : 0) :
+					  tracer_start(t, cmd_argv);
+	if (status) {
+		/* Nothing started: FILE stays as it was, its .old too. */
+		tracer_free(t);
+		if (writer)
+			profile_writer_close(writer);
+		if (a.output)
+			outfile_abort(&out);
+		return status;
 	}
+	/* Recording has started: the profile takes its name (a failure leaves it where it is,
+	 * and says so; recording goes on). */
+	status = a.output ? outfile_publish(&out) : 0;
 	ret = tracer_run(t);
+	if (status < 0 && ret == 0)
+		ret = EXIT_FAIL;
 
 	if (writer) {
 		uint64_t bytes = profile_writer_size(writer);
-		int written = 1;
+		/* where the profile is: FILE, or the temporary if it could not take FILE's name */
+		char *where = xstrdup(outfile_name(&out));
+		int written = status == 0;
 
 		if (profile_writer_close(writer) < 0) {
 			written = 0;
 			if (ret == 0)
 				ret = EXIT_FAIL;
 		}
-		if (fd != STDOUT_FILENO && close(fd) < 0) {
-			error_errno("cannot write the profile '%s'", a.output);
+		if (outfile_close(&out) < 0) {
 			written = 0;
 			if (ret == 0)
 				ret = EXIT_FAIL;
@@ -578,19 +566,20 @@ int cmd_record(int argc, char **argv)
 		 * Upstream's invocation: the profile was recorded in pperf's format (so that a
 		 * killed recorder leaves a readable one) and becomes a legacy one now.
 		 */
-		if (a.upstream && written && write_legacy_file(a.output, a.output) != EXIT_OK &&
+		if (a.upstream && written && write_legacy_file(a.output, a.output, 1) != EXIT_OK &&
 		    ret == 0)
 			ret = EXIT_FAIL;
 		if (a.upstream && pperf_verbose)
 			print_upstream_stats(tracer_stats(t), a.freq);
 		else if (pperf_verbose)
-			print_stats(tracer_stats(t), a.freq, a.output, bytes);
+			print_stats(tracer_stats(t), a.freq, where, bytes);
 		else if (!a.quiet && !a.upstream) /* upstream's sampler says nothing without -v */
 			fprintf(stderr, "pperf: recorded %llu samples (%llu thread-samples) to '%s', "
 					"%.1f KiB\n",
 				(unsigned long long)tracer_stats(t)->samples,
 				(unsigned long long)tracer_stats(t)->thread_samples,
-				a.output, (double)bytes / 1024);
+				where, (double)bytes / 1024);
+		free(where);
 	} else if (a.upstream && pperf_verbose) {
 		print_upstream_stats(tracer_stats(t), a.freq);
 	} else if (pperf_verbose) {

@@ -250,6 +250,17 @@ static double pct(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : 0;
 }
 
+/* Channel c's whole increase; a profile cut before its first sample has none (no totals). */
+static double channel_total(const struct walk_totals *t, uint32_t c)
+{
+	return t->channel ? t->channel[c] : 0;
+}
+
+static double channel_unattributed(const struct walk_totals *t, uint32_t c)
+{
+	return t->unattributed ? t->unattributed[c] : 0;
+}
+
 /* The channel of --weight, once the profile's channels have been read. */
 static void resolve_channel(struct graph_view *v)
 {
@@ -332,11 +343,11 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 		const struct profile_channel *ch = profile_reader_channel(r, c);
 		char ub[32];
 
-		printf("# %s: %.6g %s in all", ch->name, t->channel[c],
+		printf("# %s: %.6g %s in all", ch->name, channel_total(t, c),
 		       report_channel_unit(ch, ub, sizeof(ub)));
 		if (ch->scope == CHANNEL_SYSTEM)
 			printf(", %.6g %s while no traced thread ran (not attributed)",
-			       t->unattributed[c], report_channel_unit(ch, ub, sizeof(ub)));
+			       channel_unattributed(t, c), report_channel_unit(ch, ub, sizeof(ub)));
 		printf("\n");
 	}
 	if (v->tree)
@@ -370,7 +381,7 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 		printf(" %7.2f%% %9" PRIu64 " %12.3f", pct((double)e->weight, (double)rep->total_weight),
 		       e->samples, (double)e->weight / 1e6);
 		for (uint32_t c = 0; c < nch; c++)
-			printf(" %16.6g %6.2f%%", e->chan[c], pct(e->chan[c], t->channel[c]));
+			printf(" %16.6g %6.2f%%", e->chan[c], pct(e->chan[c], channel_total(t, c)));
 		for (int k = 0; k < rep->nr_keys; k++)
 			printf("  %-24s", e->key[k]);
 		printf("\n");
@@ -414,7 +425,7 @@ static void print_csv(struct profile_reader *r, const struct report *rep,
 		csv_fieldf(stdout, 0, "%.6f", (double)e->weight / 1e6);
 		for (uint32_t c = 0; c < nch; c++) {
 			csv_fieldf(stdout, 0, "%.9g", e->chan[c]);
-			csv_fieldf(stdout, 0, "%.4f", pct(e->chan[c], t->channel[c]));
+			csv_fieldf(stdout, 0, "%.4f", pct(e->chan[c], channel_total(t, c)));
 		}
 		for (int k = 0; k < rep->nr_keys; k++)
 			csv_field(stdout, e->key[k], k == rep->nr_keys - 1);

@@ -1160,20 +1160,37 @@ static int read_header(struct profile_reader *r)
 
 /*
  * A legacy profile needs random access (its VMMaps are at its end): one from a pipe is copied
- * to an unlinked temporary file first, starting with the bytes already read.
+ * to an unlinked temporary file first (in $TMPDIR, else /tmp), starting with the bytes already
+ * read, and at most SPOOL_MAX of it: a pipe that never ends must not fill the disk.
  */
+#define SPOOL_MAX (1ull << 30)
+
 static int spool_legacy(struct profile_reader *r)
 {
-	char path[] = "/tmp/pperf-legacy.XXXXXX";
-	int fd = mkstemp(path);
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *path = xasprintf("%s/pperf-legacy.XXXXXX", dir);
+	uint64_t copied = 0;
+	int fd = mkostemp(path, O_CLOEXEC);
 
-	if (fd < 0)
-		return error_errno("cannot make a temporary copy of '%s'", r->name);
+	if (fd < 0) {
+		error_errno("cannot make a temporary copy of '%s' in '%s'", r->name, dir);
+		free(path);
+		return -1;
+	}
 	unlink(path);
+	free(path);
 	r->legacy_fd = fd;
 	do {
-		if (write_all(fd, r->inbuf + r->in_pos, r->in_len - r->in_pos) < 0)
+		size_t n = r->in_len - r->in_pos;
+
+		if (n > SPOOL_MAX - copied)
+			return error("'%s': a legacy pperf profile from a pipe is copied to a "
+				     "temporary file, and this one goes on past %llu MiB; give the "
+				     "file itself",
+				     r->name, SPOOL_MAX >> 20);
+		if (write_all(fd, r->inbuf + r->in_pos, n) < 0)
 			return error_errno("cannot make a temporary copy of '%s'", r->name);
+		copied += n;
 		r->in_pos = r->in_len;
 	} while (refill(r) > 0);
 	if (r->failed)

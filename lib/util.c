@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,10 +21,11 @@ static void vreport(const char *prefix, const char *fmt, va_list ap, int err)
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	fflush(stdout);
+	/* A message is one line: a name in it with a newline or an escape sequence is escaped. */
 	if (err)
-		fprintf(stderr, "%s%s: %s\n", prefix, msg, strerror(err));
+		fprintf(stderr, "%s%s: %s\n", prefix, printable(msg), strerror(err));
 	else
-		fprintf(stderr, "%s%s\n", prefix, msg);
+		fprintf(stderr, "%s%s\n", prefix, printable(msg));
 }
 
 int error(const char *fmt, ...)
@@ -196,14 +199,40 @@ ssize_t read_full(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
+/*
+ * The kernel's own file systems: their "regular" files are interfaces, not data (reading
+ * /proc/kmsg takes messages from the kernel log, /proc/kcore is the kernel's memory).
+ */
+static int kernel_fs(const struct statfs *fs)
+{
+	static const unsigned long magics[] = {
+		PROC_SUPER_MAGIC,   SYSFS_MAGIC,	 DEBUGFS_MAGIC,	      TRACEFS_MAGIC,
+		SECURITYFS_MAGIC,   SELINUX_MAGIC,	 SMACK_MAGIC,	      PSTOREFS_MAGIC,
+		EFIVARFS_MAGIC,	    CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(magics); i++)
+		if ((unsigned long)fs->f_type == magics[i])
+			return 1;
+	return 0;
+}
+
 int open_regular(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct statfs fs;
 	struct stat st;
+	int fd;
 
+	/* Not even opened: opening some of the kernel's files does something. */
+	if (statfs(path, &fs) == 0 && kernel_fs(&fs)) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || fstatfs(fd, &fs) < 0 || kernel_fs(&fs)) {
 		close(fd);
 		errno = EINVAL;
 		return -1;
@@ -264,6 +293,81 @@ int parse_double(const char *str, double *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/* The length of the UTF-8 character at p if it is one a terminal shows as text, else 0. */
+static size_t utf8_char(const unsigned char *p)
+{
+	size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+	uint32_t c = n == 2 ? p[0] & 0x1f : n == 3 ? p[0] & 0x0f : p[0] & 0x07;
+
+	if (!n || p[0] > 0xf4)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF, and the C1 controls (8-bit CSI) */
+	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff) || (c >= 0x80 && c <= 0x9f))
+		return 0;
+	return n;
+}
+
+const char *printable(const char *s)
+{
+	static __thread char *ring[PRINTABLE_RING];
+	static __thread size_t ring_size[PRINTABLE_RING];
+	static __thread unsigned next;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = 0, need = 0;
+	char *out, *o;
+	unsigned slot;
+
+	while (p[len]) {
+		size_t n = p[len] >= 0x80 ? utf8_char(p + len) : 1;
+
+		if (!n || p[len] < 0x20 || p[len] == 0x7f || p[len] == '\\') {
+			need += 4;
+			len++;
+		} else {
+			need += n;
+			len += n;
+		}
+	}
+	if (need == len)
+		return s;
+	slot = next++ % PRINTABLE_RING;
+	if (ring_size[slot] < need + 1) {
+		ring[slot] = xrealloc(ring[slot], need + 1);
+		ring_size[slot] = need + 1;
+	}
+	out = o = ring[slot];
+	for (size_t i = 0; i < len;) {
+		size_t n = p[i] >= 0x80 ? utf8_char(p + i) : 1;
+
+		if (n && p[i] >= 0x20 && p[i] != 0x7f && p[i] != '\\') {
+			memcpy(o, p + i, n);
+			o += n;
+			i += n;
+			continue;
+		}
+		*o++ = '\\';
+		switch (p[i]) {
+		case '\n': *o++ = 'n'; break;
+		case '\t': *o++ = 't'; break;
+		case '\r': *o++ = 'r'; break;
+		case '\\': *o++ = '\\'; break;
+		default:
+			*o++ = (char)('0' + (p[i] >> 6));
+			*o++ = (char)('0' + ((p[i] >> 3) & 7));
+			*o++ = (char)('0' + (p[i] & 7));
+		}
+		i++;
+	}
+	*o = '\0';
+	return out;
 }
 
 int check_stdout(void)

@@ -61,7 +61,8 @@ int write_all(int fd, const void *buf, size_t len);
 ssize_t read_full(int fd, void *buf, size_t len);
 
 /* Open a regular file for reading: a FIFO or device named where a file is expected (a
- * profile's map, say) would block or never end. -1 with errno set (EINVAL: not a regular file). */
+ * profile's map, say) would block or never end, and a file of the kernel's (/proc/kmsg, under
+ * /sys) is no file's data. -1 with errno set (EINVAL: not a regular file, or the kernel's). */
 int open_regular(const char *path);
 
 /* Read a small text file whole (e.g. under /proc) into buf, NUL-terminated, trailing newline
@@ -74,6 +75,16 @@ uint64_t clock_ns(int clockid);
 /* Parse a whole decimal number / floating-point number; -1 if str is not entirely one. */
 int parse_u64(const char *str, uint64_t *out);
 int parse_double(const char *str, double *out);
+
+/*
+ * s as it may be shown on a terminal: control characters, DEL, backslashes and bytes that are
+ * not UTF-8 (or are C1 controls) written as C escapes (\n, \t, \\, \033), so that a name taken
+ * from a profile or a file cannot move the cursor, change colours or fake a line of output.
+ * s itself when nothing needs escaping; otherwise one of a small ring of buffers per thread,
+ * valid for the next PRINTABLE_RING - 1 calls.
+ */
+#define PRINTABLE_RING 16
+const char *printable(const char *s);
 
 /* Check that stdout was written without error (ENOSPC, EIO, EPIPE); a message and -1 if not.
  * Paired with the end of every command (git's run_builtin). */

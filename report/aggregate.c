@@ -81,9 +81,18 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* The text of key k for a thread-sample, into buf. */
+static const char *raw_key_text(const struct report *rep, enum report_key k,
+				const struct walk_sample *s, char *buf, size_t size);
+
+/* The text of key k for a thread-sample, into buf, as shown (names escaped: printable()). */
 static const char *key_text(const struct report *rep, enum report_key k,
 			    const struct walk_sample *s, char *buf, size_t size)
+{
+	return printable(raw_key_text(rep, k, s, buf, size));
+}
+
+static const char *raw_key_text(const struct report *rep, enum report_key k,
+				const struct walk_sample *s, char *buf, size_t size)
 {
 	const struct sym_result *r = s->sym;
 

@@ -46,10 +46,12 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
+/* The one copy of name s, as shown (escaped: printable(); --callers FUNC is interned alike). */
 static const char *intern(struct callgraph *g, const char *s)
 {
 	size_t i;
 
+	s = printable(s);
 	if (g->nr_names * 2 >= g->names_size) {
 		size_t size = g->names_size ? g->names_size * 2 : 1024;
 		char **n = xcalloc(size, sizeof(*n));

@@ -8,6 +8,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "../lib/buildid.h"
+#include "../lib/elfload.h"
 #include "../lib/util.h"
 
 struct symbol {
@@ -42,6 +44,7 @@ struct lineinfo {
 
 struct dso {
 	char *path;
+	char *debug_path; /* of the debug file open as dfd */
 	const char *name;
 	uint8_t build_id[BUILD_ID_MAX];
 	uint32_t build_id_size;
@@ -186,28 +189,47 @@ void symbolizer_record(struct symbolizer *s, const struct profile_record *rec)
 	}
 }
 
-static int open_elf(const char *path, int *fd, Elf **elf)
+/* Why the last file could not be used, for the DSO's warning. */
+struct why {
+	int opened; /* it could be opened: its content is what is wrong */
+	char text[256];
+};
+
+/*
+ * The ELF file at path, opened only if regular and after its sizes are checked against the
+ * file (lib/elfload.h), so that neither libelf nor libdw reads what it does not hold. -1 with
+ * the reason in why.
+ */
+static int open_elf(const char *path, int *fd, Elf **elf, struct why *why)
 {
+	*elf = NULL;
 	*fd = open_regular(path);
-	if (*fd < 0)
-		return -1;
-	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
-		if (*elf)
-			elf_end(*elf);
-		close(*fd);
-		*fd = -1;
-		*elf = NULL;
+	why->opened = *fd >= 0;
+	if (*fd < 0) {
+		snprintf(why->text, sizeof(why->text), "%s",
+			 errno == EINVAL ? "not a regular file" : strerror(errno));
 		return -1;
 	}
-	return 0;
+	if (elf_check_file(*fd, why->text, sizeof(why->text)) > 0) {
+		*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+		if (*elf && elf_kind(*elf) == ELF_K_ELF)
+			return 0;
+		snprintf(why->text, sizeof(why->text), "not an ELF file libelf reads (%s)",
+			 elf_errmsg(-1));
+	}
+	if (*elf)
+		elf_end(*elf);
+	close(*fd);
+	*fd = -1;
+	*elf = NULL;
+	return -1;
 }
 
 /*
  * A bare file name, as legacy (upstream pperf) profiles record their maps: looked up in the
  * directories the dynamic linker searches, after --symfs and the current directory.
  */
-static int open_bare_name(struct dso *d)
+static int open_bare_name(struct dso *d, struct why *why)
 {
 	static const char *const dirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
 					    "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
@@ -215,7 +237,7 @@ static int open_bare_name(struct dso *d)
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		char *p = xasprintf("%s/%s", dirs[i], d->path);
-		int ok = open_elf(p, &d->fd, &d->elf) == 0;
+		int ok = open_elf(p, &d->fd, &d->elf, why) == 0;
 
 		free(p);
 		if (ok)
@@ -224,27 +246,29 @@ static int open_bare_name(struct dso *d)
 	return -1;
 }
 
-/* The file of a DSO: under --symfs first (by its path, then by its name), then its path. */
-static int open_dso_file(struct symbolizer *s, struct dso *d)
+/* The file of a DSO: under --symfs first (by its path, then by its name), then its path. Why
+ * the path itself failed is kept. */
+static int open_dso_file(struct symbolizer *s, struct dso *d, struct why *why)
 {
+	struct why ignored;
 	char *p;
 	int ok;
 
 	if (s->o.symfs) {
 		p = xasprintf("%s/%s", s->o.symfs, d->path);
-		ok = open_elf(p, &d->fd, &d->elf) == 0;
+		ok = open_elf(p, &d->fd, &d->elf, &ignored) == 0;
 		free(p);
 		if (ok)
 			return 0;
 		p = xasprintf("%s/%s", s->o.symfs, d->name);
-		ok = open_elf(p, &d->fd, &d->elf) == 0;
+		ok = open_elf(p, &d->fd, &d->elf, &ignored) == 0;
 		free(p);
 		if (ok)
 			return 0;
 	}
-	if (open_elf(d->path, &d->fd, &d->elf) == 0)
+	if (open_elf(d->path, &d->fd, &d->elf, why) == 0)
 		return 0;
-	return strchr(d->path, '/') ? -1 : open_bare_name(d);
+	return strchr(d->path, '/') ? -1 : open_bare_name(d, &ignored);
 }
 
 /* This process's own vDSO: the same kernel's is the recorded one. */
@@ -282,18 +306,24 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The function symbols of an ELF's symbol table of type `type`; 0 if it has none. */
+/*
+ * The function symbols of an ELF's symbol table of type `type`; 0 if it has none. Only the
+ * first table of the type is read: ELF has one, and a crafted file with thousands naming the
+ * same bytes must not make as many copies of its symbols.
+ */
 static size_t read_symtab(struct dso *d, Elf *elf, Elf64_Word type)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
+	int tables = 0;
 
-	while ((scn = elf_nextscn(elf, scn))) {
+	while ((scn = elf_nextscn(elf, scn)) && !tables) {
 		Elf_Data *data;
 		size_t n;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
 			continue;
+		tables++;
 		data = elf_getdata(scn, NULL);
 		n = sh.sh_size / sh.sh_entsize;
 		for (size_t i = 0; data && i < n; i++) {
@@ -420,6 +450,7 @@ static void open_debug_file(struct symbolizer *s, struct dso *d)
 	char hex[2 * BUILD_ID_MAX + 1], *dir = xstrdup(d->path), *slash = strrchr(dir, '/');
 	uint8_t id[BUILD_ID_MAX];
 	int idn = d->build_id_size;
+	struct why why;
 
 	if (slash)
 		*slash = '\0';
@@ -441,8 +472,13 @@ static void open_debug_file(struct symbolizer *s, struct dso *d)
 		}
 		for (size_t i = 0; i < ARRAY_SIZE(cand); i++) {
 			if (cand[i] && !d->delf && strcmp(cand[i], d->path) &&
-			    debug_file_matches(d, cand[i]))
-				open_elf(cand[i], &d->dfd, &d->delf);
+			    debug_file_matches(d, cand[i])) {
+				if (open_elf(cand[i], &d->dfd, &d->delf, &why) < 0)
+					warning("'%s', the debug file of '%s', is not used: %s",
+						cand[i], d->path, why.text);
+				else
+					d->debug_path = xstrdup(cand[i]);
+			}
 			free(cand[i]);
 		}
 	}
@@ -452,17 +488,18 @@ static void open_debug_file(struct symbolizer *s, struct dso *d)
 static void load_dso(struct symbolizer *s, struct dso *d)
 {
 	uint8_t id[BUILD_ID_MAX];
+	struct why why = { 0, "" };
 	int n;
 
 	d->loaded = 1;
 	if (!strcmp(d->path, "[vdso]")) {
 		if (!s->vdso_ok || open_vdso(d) < 0)
 			return;
-	} else if (d->path[0] == '[' || open_dso_file(s, d) < 0) {
+	} else if (d->path[0] == '[' || open_dso_file(s, d, &why) < 0) {
 		if (d->path[0] != '[' && d->path[0])
-			warning("cannot open '%s' (recorded in the profile): its samples stay "
+			warning("cannot %s '%s' (recorded in the profile): %s; its samples stay "
 				"unresolved; --symfs DIR looks for it elsewhere",
-				d->path);
+				why.opened ? "use" : "open", d->path, why.text);
 		return;
 	} else if (d->build_id_size) {
 		/* A file that changed since recording would name the wrong functions. */
@@ -702,6 +739,14 @@ size_t symbolizer_modules(struct symbolizer *s, uint32_t pid, const struct sym_m
 	return n;
 }
 
+int symbolizer_debug_file(const void *dso, const char **path)
+{
+	const struct dso *d = dso;
+
+	*path = d->debug_path;
+	return d->dfd;
+}
+
 void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
@@ -725,6 +770,7 @@ void symbolizer_free(struct symbolizer *s)
 			free(d->loads);
 			free(d->syms);
 			free(d->lines);
+			free(d->debug_path);
 			free(d->path);
 			free(d);
 		}

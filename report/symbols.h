@@ -51,7 +51,8 @@ struct sym_module {
 	int fd;		     /* the file opened for it (--symfs applied), or -1 ... */
 	const void *image;   /* ... for the vDSO: its image */
 	size_t image_size;
-	const void *dso;     /* the same for every map of the same file */
+	const void *dso;     /* the same for every map of the same file, valid as long as the
+			      * symbolizer */
 };
 
 /*
@@ -61,6 +62,9 @@ struct sym_module {
  */
 size_t symbolizer_modules(struct symbolizer *s, uint32_t pid, const struct sym_module **out,
 			  uint64_t *gen);
+/* The separate debug file of a sym_module's dso, found and checked as its file was: its
+ * descriptor (owned by the symbolizer) and path, or -1. */
+int symbolizer_debug_file(const void *dso, const char **path);
 void symbolizer_free(struct symbolizer *s);
 
 #endif

@@ -43,9 +43,29 @@ struct unwinder {
 	int depth_hit, seen_first, mem_missed;
 };
 
+/*
+ * A module's separate debug file is the one the symbolizer found and checked (its module's
+ * userdata is its dso), never one libdwfl would look up and open by itself: a debuglink
+ * beside a crafted file could name a FIFO, or a file claiming more than it holds.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const char *path;
+	int fd = *userdata ? symbolizer_debug_file(*userdata, &path) : -1;
+
+	(void)mod, (void)modname, (void)base, (void)file_name, (void)debuglink_file;
+	(void)debuglink_crc;
+	if (fd < 0 || (fd = dup(fd)) < 0)
+		return -1;
+	*debuginfo_file_name = xstrdup(path);
+	return fd;
+}
+
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 };
 
 struct unwinder *unwinder_new(struct symbolizer *s, const char *arch)
@@ -171,6 +191,8 @@ static struct uproc *proc_of(struct unwinder *u, uint32_t pid)
 	dwfl_report_begin(p->dwfl);
 	for (size_t i = 0; i < n; i++) {
 		const struct sym_module *m = &mods[i];
+		Dwfl_Module *mod;
+		void **userdata;
 		int dup_of = 0, fd;
 
 		for (size_t k = 0; k < i; k++)
@@ -181,8 +203,11 @@ static struct uproc *proc_of(struct unwinder *u, uint32_t pid)
 		if (fd < 0)
 			continue;
 		/* libdw places an ET_DYN file at base + its addresses; ET_EXEC where it says */
-		if (!dwfl_report_elf(p->dwfl, m->path, m->path, fd, m->bias, false))
+		mod = dwfl_report_elf(p->dwfl, m->path, m->path, fd, m->bias, false);
+		if (!mod)
 			close(fd);
+		else if (dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL))
+			*userdata = (void *)m->dso; /* for find_debuginfo() */
 	}
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	p->attached = dwfl_attach_state(p->dwfl, NULL, (pid_t)pid, &thread_callbacks, p);

@@ -1278,14 +1278,32 @@ static int attach_error(pid_t pid, pid_t tid, int err)
 {
 	char path[64], buf[4096], *p;
 	int tracer = 0, scope = -1;
+	unsigned long flags = 0;
+	char state = '?';
 
+	if (err == ESRCH)
+		return error("cannot attach to process %d: no such process", (int)pid);
+	/* A task of ours: the kernel refuses to let a process trace itself. */
+	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)tid);
+	if (pid == getpid() || access(path, F_OK) == 0)
+		return error("cannot attach to process %d: it is pperf itself", (int)pid);
+	/* The state (after the name, which may hold spaces and parentheses) and the flags. */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	if (read_text_file(path, buf, sizeof(buf)) >= 0 && (p = strrchr(buf, ')')))
+		sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags);
+	if (state == 'Z' || state == 'X')
+		return error("cannot attach to process %d: it has ended (a zombie, waiting for its "
+			     "parent to collect its exit status)",
+			     (int)pid);
+	if (flags & 0x00200000) /* PF_KTHREAD */
+		return error("cannot attach to process %d: it is a kernel thread, which runs no "
+			     "user code to sample",
+			     (int)pid);
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	if (read_text_file(path, buf, sizeof(buf)) >= 0 && (p = strstr(buf, "TracerPid:")))
 		tracer = atoi(p + 10);
 	if (read_text_file("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) >= 0)
 		scope = atoi(buf);
-	if (err == ESRCH)
-		return error("cannot attach to process %d: no such process", (int)pid);
 	if (tracer)
 		return error("cannot attach to process %d: it is already traced by process %d "
 			     "(a debugger or another profiler); detach that one first",

@@ -31,3 +31,22 @@ summary "$T/b.data" | grep -q '^truncated 0' || fail "interrupted profile incomp
 # Refused attaches say why.
 "$PPERF" record -q -p 999999999 -o "$T/c.data" 2>"$T/err" && fail "attached to nothing"
 grep -q "no such process" "$T/err" || fail "message: $(cat "$T/err")"
+
+# A process that cannot be traced is named for what it is, not guessed non-dumpable: pperf
+# itself, a zombie, a kernel thread.
+PPERF=$PPERF bash -c 'exec "$PPERF" record -q --no-output -p $$' 2>"$T/err" && fail "attached to itself"
+grep -q "^error: cannot attach to process [0-9]*: it is pperf itself$" "$T/err" || fail "self: $(cat "$T/err")"
+(sleep 0.1 & exec sleep 3) &
+parent=$!
+sleep 0.5
+zombie=$(pgrep -P $parent)
+[ "$(awk '{ print $3 }' /proc/$zombie/stat)" = Z ] || fail "no zombie to attach to"
+"$PPERF" record -q --no-output -p $zombie 2>"$T/err" && fail "attached to a zombie"
+grep -q "^error: cannot attach to process $zombie: it has ended (a zombie" "$T/err" || fail "zombie: $(cat "$T/err")"
+kill $parent
+kthread=$(awk '{ if (int($9 / 2097152) % 2) { print $1; exit } }' /proc/[0-9]*/stat 2>/dev/null)
+if [ -n "$kthread" ]; then
+	"$PPERF" record -q --no-output -p $kthread 2>"$T/err" && fail "attached to a kernel thread"
+	grep -q "^error: cannot attach to process $kthread: it is a kernel thread" "$T/err" ||
+		fail "kernel thread $kthread: $(cat "$T/err")"
+fi

@@ -31,7 +31,8 @@ usage --fifo 100 -- true
 usage --duration 0 -- true
 "$PPERF" record -o /nonexistent/dir/p.data -- true 2>"$T/e"; rc=$?
 [ $rc = 1 ] || fail "unwritable output: exit $rc"
-grep -q "cannot write the profile '/nonexistent/dir/p.data'" "$T/e" || fail "message: $(cat "$T/e")"
+grep -q "^error: cannot create '/nonexistent/dir/p.data': No such file or directory$" "$T/e" ||
+	fail "message: $(cat "$T/e")"
 # A program not on PATH: one line, the shell's 127, no profile left behind.
 "$PPERF" record -o "$T/np.data" -- no-such-prog >"$T/o" 2>"$T/e"; rc=$?
 [ $rc = 127 ] || fail "no-such-prog: exit $rc, want 127"

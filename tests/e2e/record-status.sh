@@ -13,10 +13,16 @@ check 255 exit 255
 check $((128 + 9)) signal 9
 check $((128 + 6)) signal 6
 check $((128 + 11)) segv
+# A program that does not run leaves no profile: the one -o names stays as it was (a failed
+# start used to delete it), its .old too, and no temporary file is left.
+sum=$(cat "$T/x.data" "$T/x.data.old" | cksum)
 "$PPERF" record -q -o "$T/x.data" -- "$T/no-such-prog" 2>"$T/err"; rc=$?
 [ $rc = 127 ] || fail "missing program: exit $rc"
 grep -q "cannot run '$T/no-such-prog': No such file or directory" "$T/err" || fail "message: $(cat "$T/err")"
-[ -e "$T/x.data" ] && fail "a profile was left for a program that did not run"
+[ "$(cat "$T/x.data" "$T/x.data.old" | cksum)" = "$sum" ] ||
+	fail "the previous profiles were changed by a failed start"
+[ "$(ls "$T" | grep -c -v -e '^x\.data$' -e '^x\.data\.old$' -e '^err$')" = 0 ] ||
+	fail "a failed start left: $(ls "$T")"
 echo "not a program" >"$T/text" && chmod 644 "$T/text"
 "$PPERF" record -q -o "$T/x.data" -- "$T/text" 2>"$T/err"; rc=$?
 [ $rc = 126 ] || fail "not executable: exit $rc"

@@ -3,6 +3,9 @@
  * library, independently of pperf's own reporting.
  *   test-tool split PROFILE FUNC...   CPU-time share (%) of each function
  *   test-tool summary PROFILE         per process and per thread facts, one per line
+ *   test-tool elf-claim FILE SECTION SIZE
+ *                                     make an ELF file's SECTION claim SIZE bytes at its end,
+ *                                     the file extended to hold them as a hole (sparse)
  * Symbols: a sample's PC -> the process's MMAP record holding it (maps end at exec) -> file
  * offset -> the ELF segment holding it -> the symbol table (libelf).
  */
@@ -308,12 +311,56 @@ static int cmd_summary(const char *path)
 	return 0;
 }
 
+/* A crafted ELF file: SECTION moved to the next page past the end and SIZE bytes long, the file
+ * truncated up to its end: sizes that fit the file's size, in a hole. */
+static int cmd_elf_claim(const char *path, const char *section, const char *size_arg)
+{
+	int fd = open(path, O_RDWR);
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh, strtab;
+	uint64_t size = strtoull(size_arg, NULL, 0), end;
+	char name[64];
+
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    pread(fd, &strtab, sizeof(strtab), (off_t)(eh.e_shoff + eh.e_shstrndx * sizeof(sh))) !=
+		    sizeof(strtab)) {
+		fprintf(stderr, "test-tool: '%s' is not a 64-bit ELF file\n", path);
+		return 1;
+	}
+	end = ((uint64_t)lseek(fd, 0, SEEK_END) + 4095) & ~4095ull;
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
+		off_t at = (off_t)(eh.e_shoff + i * sizeof(sh));
+
+		if (pread(fd, &sh, sizeof(sh), at) != sizeof(sh) ||
+		    pread(fd, name, sizeof(name), (off_t)(strtab.sh_offset + sh.sh_name)) <= 0)
+			break;
+		name[sizeof(name) - 1] = '\0';
+		if (strcmp(name, section))
+			continue;
+		sh.sh_offset = end;
+		sh.sh_size = size;
+		if (pwrite(fd, &sh, sizeof(sh), at) != sizeof(sh) ||
+		    ftruncate(fd, (off_t)(end + size)) < 0)
+			break;
+		close(fd);
+		return 0;
+	}
+	fprintf(stderr, "test-tool: '%s': no section '%s', or it cannot be changed\n", path,
+		section);
+	close(fd);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "elf-claim"))
+		return cmd_elf_claim(argv[2], argv[3], argv[4]);
 	if (argc >= 4 && !strcmp(argv[1], "split"))
 		return cmd_split(argc - 2, argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "summary"))
 		return cmd_summary(argv[2]);
-	fprintf(stderr, "usage: test-tool split PROFILE FUNC... | summary PROFILE\n");
+	fprintf(stderr, "usage: test-tool split PROFILE FUNC... | summary PROFILE | "
+			"elf-claim FILE SECTION SIZE\n");
 	return 2;
 }
