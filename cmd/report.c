@@ -332,7 +332,7 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 
 	printf("# pperf report of '%s'", a->input);
 	if (m->argc)
-		printf(" (%s%s)", m->argv[0], m->argc > 1 ? " ..." : "");
+		printf(" (%s%s)", printable(m->argv[0]), m->argc > 1 ? " ..." : "");
 	printf("\n# %s %.3f s in %" PRIu64 " thread-samples of %" PRIu64 " samples; sorted by ",
 	       rep->wall ? "wall time" : "CPU time", (double)rep->total_weight / 1e9,
 	       rep->total_samples, t->samples);
