@@ -42,5 +42,5 @@ for n in 1 4; do
 	done
 	read -r rb sb hb < <(measure "$n")
 	stop_hogs
-	echo "| $n | $(nproc) CPU hogs | $rb % | $sb | $hb | $(awk -v a="$hb" -v b="$h" 'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }') |"
+	echo "| $n | $(nproc) CPU hogs | $rb % | $sb | $hb | $(awk -v a="$hb" -v b="$h" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }') |"
 done
