@@ -453,6 +453,17 @@ static void wait_for_stops(struct tracer *t)
 		else
 			sigtimedwait(&chld, NULL, &ts);
 	}
+	/*
+	 * A SIGCHLD taken by sigtimedwait() stands for every status queued by then, and the loop
+	 * ends at the last stop it waits for: a status queued behind that one (a new thread's
+	 * first stop, another's exit event) has no SIGCHLD left to wake the event loop. The
+	 * samples after may never reach it either: they wait for nobody (the other threads
+	 * asleep, say in pthread_join for this one), or for the started program's main thread,
+	 * whose stop waitpid() returns first (children before other tracees). The thread would
+	 * stay stopped for ever. What is queued is served now, held for this sample like any
+	 * stop while sampling.
+	 */
+	drain_events(t);
 	if (t->nwait > 0) {
 		if (!t->warned_timeout)
 			warning("%d thread(s) did not stop within 1 s (in uninterruptible sleep?): "
