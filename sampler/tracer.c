@@ -239,18 +239,25 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 	}
 }
 
-/* Let a task we hold go: back into the program's group-stop, or running with its signal. */
+/*
+ * Let a task we hold go: back into the program's group-stop, or running with its signal. ESRCH
+ * means it is in no ptrace-stop any more (killed meanwhile: its exit is on its way); any other
+ * failure would leave it stopped, and is said.
+ */
 static void resume_task(struct tracer *t, struct task *task)
 {
 	(void)t;
 	if (task->state == TASK_GROUP_STOPPED) {
-		if (ptrace(PTRACE_LISTEN, task->tid, 0, 0) < 0 && errno != ESRCH)
-			warning("cannot hold thread %d in its stop: %s", (int)task->tid,
-				strerror(errno));
-		return;
+		if (ptrace(PTRACE_LISTEN, task->tid, 0, 0) == 0 || errno == ESRCH)
+			return;
+		/* EIO: the stop is no group-stop (LISTEN takes only PTRACE_EVENT_STOP), and
+		 * nothing would ever end it: the task runs on instead. */
+		warning("thread %d was not in a group-stop (%s): resumed", (int)task->tid,
+			strerror(errno));
 	}
 	if (ptrace(PTRACE_CONT, task->tid, 0, (long)task->pending_sig) < 0 && errno != ESRCH)
-		warning("cannot resume thread %d: %s", (int)task->tid, strerror(errno));
+		warning("cannot resume thread %d: %s: the program may hang", (int)task->tid,
+			strerror(errno));
 	task->pending_sig = 0;
 	task->state = TASK_RUNNING;
 }
@@ -363,19 +370,24 @@ static void exec_event(struct tracer *t, struct task *task, pid_t former)
 	task_stopped(t, task, 0);
 }
 
-/* A task we did not know reports: an auto-attached child whose parent's event is still to
- * come. Returns NULL if it is already gone or not ours to trace. */
-static struct task *unknown_task(struct tracer *t, pid_t tid)
+/*
+ * A task we did not know reports a stop: an auto-attached child whose parent's event is still
+ * to come. Returns NULL if it is not ours to trace (--no-inherit and a process made by clone())
+ * or its ids cannot be read (killed meanwhile): it is then detached, with the signal of a
+ * signal-delivery-stop, since a stop that nobody ends would hold the task for ever.
+ */
+static struct task *unknown_task(struct tracer *t, pid_t tid, int status)
 {
 	pid_t tgid, ppid;
+	int sig = status >> 16 ? 0 : WSTOPSIG(status);
 
-	if (proc_read_ids(tid, &tgid, &ppid) < 0)
-		return NULL;
-	if (!process_find(&t->tt, tgid) && !t->o.inherit) {
-		ptrace(PTRACE_DETACH, tid, 0, 0);
-		return NULL;
-	}
-	return new_task(t, tgid, tid, tgid == tid ? PROCESS_FORK : PROCESS_CLONE, ppid, ppid);
+	if (proc_read_ids(tid, &tgid, &ppid) == 0 && (process_find(&t->tt, tgid) || t->o.inherit))
+		return new_task(t, tgid, tid, tgid == tid ? PROCESS_FORK : PROCESS_CLONE, ppid,
+				ppid);
+	if (ptrace(PTRACE_DETACH, tid, 0, (long)sig) < 0 && errno != ESRCH)
+		warning("cannot let thread %d go: %s: it may stay stopped", (int)tid,
+			strerror(errno));
+	return NULL;
 }
 
 /* Handle one wait status of tid: the heart of the event loop. */
@@ -396,7 +408,7 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 	}
 	if (!WIFSTOPPED(status))
 		return;
-	if (!task && !(task = unknown_task(t, tid)))
+	if (!task && !(task = unknown_task(t, tid, status)))
 		return;
 	sig = WSTOPSIG(status);
 	event = status >> 16;
@@ -436,7 +448,10 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 			t->nwait--;
 		}
 		/* Never held: a thread executing a program waits in the kernel for the
-		 * others to be gone, and a sample waiting for it would wait for ever. */
+		 * others to be gone, and a sample waiting for it would wait for ever. This
+		 * is an event stop whatever its stop before was: only PTRACE_CONT ends it
+		 * (resume_task() would LISTEN for a task last seen in a group-stop). */
+		task->state = TASK_STOPPED;
 		resume_task(t, task);
 		return;
 	case PTRACE_EVENT_EXEC:
@@ -507,6 +522,17 @@ static void wait_for_stops(struct tracer *t)
 		else
 			sigtimedwait(&chld, NULL, &ts);
 	}
+	/*
+	 * A SIGCHLD taken by sigtimedwait() stands for every status queued by then, and the loop
+	 * ends at the last stop it waits for: a status queued behind that one (a new thread's
+	 * first stop, another's exit event) has no SIGCHLD left to wake the event loop. The
+	 * samples after may never reach it either: they wait for nobody (the other threads
+	 * asleep, say in pthread_join for this one), or for the started program's main thread,
+	 * whose stop waitpid() returns first (children before other tracees). The thread would
+	 * stay stopped for ever. What is queued is served now, held for this sample like any
+	 * stop while sampling.
+	 */
+	drain_events(t);
 	if (t->nwait > 0) {
 		if (!t->warned_timeout)
 			warning("%d thread(s) did not stop within 1 s (in uninterruptible sleep?): "
@@ -863,6 +889,14 @@ static void sample(struct tracer *t)
 	uint32_t n;
 	uint64_t end;
 
+	/*
+	 * A safety net: the event loop learns of a status from SIGCHLD, and one status whose
+	 * SIGCHLD was taken without it being served would leave its task stopped while the
+	 * samples go on reading the others (and the stopped one, as asleep, since it does not
+	 * run). Whatever is queued is served before each sample, so that no stop pperf has not
+	 * seen outlasts a period; when nothing is, this costs one waitpid() a sample.
+	 */
+	drain_events(t);
 	t->sampling = 1;
 	t->sample_open = 1;
 	t->nts = 0;
