@@ -587,14 +587,18 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 		if (!task->interrupted) {
 			uint64_t ns;
 
-			/* How often it was given a CPU, just before the interrupt: the same count at
-			 * its stop means it was on a CPU at this instant (see take_thread()). */
-			if (t->sample_open && cputime_read(&task->cputime, &ns, &task->sched) == 0)
-				task->asked_cpu_ns = ns;
 			if (ptrace(PTRACE_INTERRUPT, task->tid, 0, 0) < 0)
 				continue; /* gone: its exit is on its way */
 			task->interrupted = 1;
 			task->asked_ns = now_ns();
+			/*
+			 * How often it was given a CPU, right after the interrupt: the same count
+			 * at its stop means it was on a CPU from then on (see task_weigh()). Read
+			 * after, not before: the tracer may lose its own CPU between the two, and
+			 * the thread would seem to have lost its.
+			 */
+			if (t->sample_open && cputime_read(&task->cputime, &ns, &task->sched) == 0)
+				task->asked_cpu_ns = ns;
 		} else {
 			task->sched.switches = CPUTIME_NO_SWITCHES; /* asked earlier: no instant */
 		}

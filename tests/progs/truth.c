@@ -2,8 +2,10 @@
  * Ground truth for the profile's shares: workloads that time their own functions with
  * CLOCK_THREAD_CPUTIME_ID, reading the clock only around calls of a few hundred microseconds,
  * and print each function's share (%) of the whole process's CPU time:
- *   truth bound SECONDS THREADS          hot and warm, 3:1, in every thread, never blocking
- *   truth duty SECONDS WORK_US NAP_US    hot for WORK_US of CPU, then nanosleep NAP_US, again
+ *   truth bound SECONDS THREADS          hot and warm, about 3:1, in every thread, never blocking
+ *   truth duty SECONDS WORK_US NAP_US    hot for WORK_US of CPU, then nanosleep NAP_US, again;
+ *                                        also prints "asleep SHARE": the CPU time its thread
+ *                                        used inside nanosleep (the kernel's, around each sleep)
  *   truth faults SECONDS                 touch fresh pages (faults), munmap, then hot
  * Each runs SECONDS of wall time.
  */
@@ -14,8 +16,9 @@
 #include <sys/mman.h>
 #include <time.h>
 
-static volatile unsigned long sink;
-static double seconds = 1, acc_hot, acc_warm;
+/* each thread's own: threads that shared one would make each other's functions slower */
+static __thread volatile unsigned long sink;
+static double seconds = 1, acc_hot, acc_warm, acc_asleep;
 static long per_us, work_us = 300, nap_us = 700;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -68,7 +71,7 @@ static void *bound(void *arg)
 		hot(300000);
 		h += cpu_now() - t0;
 		t0 = cpu_now();
-		warm(300000);
+		warm(100000);
 		w += cpu_now() - t0;
 	}
 	add(h, w);
@@ -77,7 +80,7 @@ static void *bound(void *arg)
 
 static void *duty(void *arg)
 {
-	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, t0;
+	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, s = 0, t0;
 	struct timespec nap = { nap_us / 1000000, nap_us % 1000000 * 1000 };
 
 	(void)arg;
@@ -85,9 +88,14 @@ static void *duty(void *arg)
 		t0 = cpu_now();
 		hot(per_us * work_us);
 		h += cpu_now() - t0;
+		t0 = cpu_now();
 		nanosleep(&nap, NULL);
+		s += cpu_now() - t0;
 	}
 	add(h, 0);
+	pthread_mutex_lock(&lock);
+	acc_asleep += s;
+	pthread_mutex_unlock(&lock);
 	return NULL;
 }
 
@@ -140,5 +148,7 @@ int main(int argc, char **argv)
 	printf("hot %.2f\n", 100 * acc_hot / total);
 	if (acc_warm > 0)
 		printf("warm %.2f\n", 100 * acc_warm / total);
+	if (acc_asleep > 0)
+		printf("asleep %.2f\n", 100 * acc_asleep / total);
 	return 0;
 }
