@@ -10,7 +10,7 @@
 # function that made the system call or took the fault): where pperf sees a stopped thread.
 # Symbols that are aliases of one address (read, __read, __GI___libc_read) are counted as one.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 build=${1:-build}
 runs=${2:-3}
 pperf=$build/pperf
