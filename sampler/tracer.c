@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -34,6 +35,9 @@
 #include "procfs.h"
 #include "tasks.h"
 
+/* The histogram of interrupt delays: bins of 2 us, the last for all from 126 us on. */
+#define IPI_BIN_NS 2000
+#define IPI_BINS 64
 /* The system call numbers whose sleepers are remembered (see task_weigh()). */
 #define SLEEP_CALLS 512
 /* A thread-sample of a thread that ended before its sample was written. */
@@ -72,7 +76,9 @@ struct tracer {
 
 	uint64_t period_ns, start_ns, deadline, end_ns;
 	uint64_t rng;	 /* xorshift state for dither() */
-	uint64_t ipi_ns; /* how long an interrupt takes to stop a thread in user code (mean) */
+	/* how long interrupts took to stop threads in user code (see task_weigh()) */
+	uint32_t ipi_hist[IPI_BINS];
+	uint64_t ipi_seen;
 	uint8_t sleep_calls[SLEEP_CALLS]; /* system calls threads were found asleep in */
 	enum stop_reason stop;
 	int waiting_root, nr_signals;
@@ -708,12 +714,38 @@ static void sample_room(struct tracer *t, uint32_t n)
  * carries. The writer codes the usual weight, the time since the task's previous sample, in
  * no bytes.
  */
+/* Learn how long an interrupt took to stop a thread in user code. */
+static void ipi_learn(struct tracer *t, uint64_t took)
+{
+	uint64_t bin = took / IPI_BIN_NS;
+
+	t->ipi_hist[bin < IPI_BINS ? bin : IPI_BINS - 1]++;
+	t->ipi_seen++;
+}
+
+/* The chance that an interrupt stops a thread in user code within `took` of being sent. */
+static double ipi_sooner(const struct tracer *t, uint64_t took)
+{
+	uint64_t bin = took / IPI_BIN_NS, below = 0;
+
+	if (t->ipi_seen < 32) /* too few to tell yet: about 10 us, as on a VM */
+		return 1 - exp(-(double)took / 10e3);
+	if (bin >= IPI_BINS - 1)
+		return 1;
+	for (uint64_t b = 0; b < bin; b++)
+		below += t->ipi_hist[b];
+	/* within the bin, as if spread evenly over it */
+	return ((double)below + (double)t->ipi_hist[bin] * (double)(took % IPI_BIN_NS) / IPI_BIN_NS) /
+	       (double)t->ipi_seen;
+}
+
 static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 				     const struct sched_counts *now, const struct call_exit *call,
 				     uint64_t *weight)
 {
 	const struct sched_counts *then = &task->sched;
 	enum tsample_state st = TS_HELD;
+	double chance = 1;
 
 	*weight = 0;
 	if (task->read_asleep) {
@@ -738,22 +770,26 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 	if (st == TS_ONCPU) {
 		/*
 		 * An interrupt reaches a thread running user code when the CPU it runs on takes
-		 * the sampler's inter-processor interrupt (about 10 us on a VM), or sooner, at
-		 * the end of a system call it makes meanwhile. A stop at a system call's end that
-		 * came sooner than interrupts take does not tell where the thread was at the
-		 * instant: in the call, or in the code before it. Counting it for the call would
-		 * charge the code before every system call to the call. The interrupts' usual
-		 * time is learnt from the stops in user code. But a call that threads were seen
-		 * asleep in, and that ended as it would have without the interrupt: the thread was
-		 * in it at the instant (on its way to or from a sleep, in the kernel's own time), as
-		 * the interrupt makes one that begins after it end at once, interrupted.
+		 * the sampler's inter-processor interrupt, L after it is sent (about 10 us on a
+		 * VM), or sooner, at the end of a system call it makes meanwhile. So a stop at a
+		 * call's end, D after the interrupt, says the thread was in the call when the
+		 * interrupt arrived if D >= L, and nothing of where it was if D < L (it may have
+		 * made the call after the instant). L of this stop is unknown, but not how it
+		 * falls: learnt from the stops in user code. The stop counts for the call with the
+		 * chance that L <= D, so that calls are charged what they take and not the code
+		 * before them; the rest is lost, and the thread's scale gives it back to all.
+		 * A call threads were seen asleep in, ended as it would have without the
+		 * interrupt, counts whole: the interrupt makes one begun after it end at once,
+		 * interrupted, so the thread was in it (the kernel's time around a sleep).
 		 */
 		uint64_t took = task->stop_ns > task->asked_ns ? task->stop_ns - task->asked_ns : 0;
 
 		if (call->nr < 0)
-			t->ipi_ns += ((int64_t)took - (int64_t)t->ipi_ns) / 32;
-		else if (took < 4 * t->ipi_ns &&
-			 !(call->nr < SLEEP_CALLS && t->sleep_calls[call->nr] && !interrupted_call(call)))
+			ipi_learn(t, took);
+		else if (!(call->nr < SLEEP_CALLS && t->sleep_calls[call->nr] &&
+			   !interrupted_call(call)))
+			chance = ipi_sooner(t, took);
+		if (chance < 0.01)
 			st = TS_EDGE;
 	}
 	if (st == TS_ONCPU) {
@@ -763,6 +799,7 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 		uint64_t gap = t->sample_time > task->mark ? t->sample_time - task->mark : 0;
 
 		*weight = gap < 2 * t->period_ns ? gap : 2 * t->period_ns;
+		*weight = (uint64_t)((double)*weight * chance + 0.5);
 		if (call->nr >= 0 && task->stop_ns > t->sample_time + t->period_ns / 4) {
 			/*
 			 * It ran in a system call all along until it stopped: that time is the
@@ -1486,7 +1523,6 @@ int tracer_run(struct tracer *t)
 	t->last_flush = t->last_comm_check = t->start_ns;
 	t->deadline = t->start_ns;
 	t->rng = (t->start_ns ^ ((uint64_t)getpid() << 32)) | 1;
-	t->ipi_ns = 20 * 1000;
 	if (t->o.randomize) {
 		srandom((unsigned)(t->start_ns ^ (uint64_t)getpid()));
 		t->deadline += (uint64_t)((double)t->period_ns * ((double)random() / RAND_MAX));
