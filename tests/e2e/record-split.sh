@@ -1,6 +1,9 @@
 # A CPU-bound program measures its own CPU time in two functions; the profile's split (PC ->
 # function through the recorded maps and the ELF symbol table, by test-tool's own symbolizer)
-# matches within 3 points, whatever else the machine runs (record-truth starts CPU hogs).
+# matches within 3 points. record-truth checks the same beside CPU hogs.
+# serial: beside the other tests (programs that start, stop and wake all the time) the shorter
+# function still gets up to 10 points too much at the default priority: not yet understood, see
+# README "What stopping a thread cannot see".
 . "$(dirname "$0")/lib.sh"
 # try OPTIONS...: one recording; succeeds if the split matches
 try() {
