@@ -590,34 +590,24 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 			task->pc = pc;
 			continue;
 		}
-		if (task->interrupted) {
-			/* asked in an earlier sample and not stopped yet: no instant of this one */
-			task->waited = 1;
-			t->nwait++;
-			continue;
-		}
-		/*
-		 * How often it was given a CPU, at the instant: the same count at its stop means
-		 * it was on a CPU all along (see task_weigh()). Read for every thread before any
-		 * is interrupted: a thread stopping frees its CPU for another, which would then
-		 * be found running where it had waited, not where it was at the instant.
-		 */
-		if (t->sample_open &&
-		    cputime_read(&task->cputime, &task->asked_cpu_ns, &task->sched) < 0)
-			task->sched.switches = CPUTIME_NO_SWITCHES;
-		task->to_ask = 1;
-	}
-	/* Then the interrupts, at once. */
-	for (size_t i = 0; i < t->tt.nr; i++) {
-		struct task *task = t->tt.tasks[i];
+		if (!task->interrupted) {
+			uint64_t ns;
 
-		if (!task->to_ask)
-			continue;
-		task->to_ask = 0;
-		if (ptrace(PTRACE_INTERRUPT, task->tid, 0, 0) < 0)
-			continue; /* gone: its exit is on its way */
-		task->interrupted = 1;
-		task->asked_ns = now_ns();
+			if (ptrace(PTRACE_INTERRUPT, task->tid, 0, 0) < 0)
+				continue; /* gone: its exit is on its way */
+			task->interrupted = 1;
+			task->asked_ns = now_ns();
+			/*
+			 * How often it was given a CPU, right after the interrupt: the same count
+			 * at its stop means it was on a CPU from then on (see task_weigh()). Read
+			 * after, not before: the tracer may lose its own CPU between the two, and
+			 * the thread would seem to have lost its.
+			 */
+			if (t->sample_open && cputime_read(&task->cputime, &ns, &task->sched) == 0)
+				task->asked_cpu_ns = ns;
+		} else {
+			task->sched.switches = CPUTIME_NO_SWITCHES; /* asked earlier: no instant */
+		}
 		task->waited = 1;
 		t->nwait++;
 	}
