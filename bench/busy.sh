@@ -20,7 +20,7 @@ measure() {
 	: >"$tmp/rate"; : >"$tmp/stop"; : >"$tmp/held"
 	for i in $(seq "$runs"); do
 		"$pperf" record -v -o "$tmp/p.data" -- "$spin" "$1" 300 >/dev/null 2>"$tmp/v" || true
-		awk '/pperf: frequency/ { gsub(/[(%]/, "", $7); print $7 }' "$tmp/v" >>"$tmp/rate"
+		awk '/pperf: frequency/ { gsub(/[%)]/, "", $8); print $8 }' "$tmp/v" >>"$tmp/rate"
 		awk '/pperf: stopped/ { gsub(/\(/, "", $5); print $5 }' "$tmp/v" >>"$tmp/stop"
 		awk '/pperf: held/ { print $3 }' "$tmp/v" >>"$tmp/held"
 	done
