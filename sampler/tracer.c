@@ -183,6 +183,7 @@ static struct task *new_task(struct tracer *t, pid_t pid, pid_t tid, int how, pi
 	cputime_open(&task->cputime, pid, tid);
 	cputime_read(&task->cputime, &task->cpu_ns, NULL);
 	task->mark = stamp(t);
+	task->sched.switches = CPUTIME_NO_SWITCHES; /* no instant of its own yet */
 	asleep_open(&task->asleep, pid, tid);
 	if (proc_read_comm(pid, tid, task->comm) < 0)
 		snprintf(task->comm, sizeof(task->comm), "%d", (int)tid);
