@@ -1515,6 +1515,34 @@ static void wait_root(struct tracer *t)
 	}
 }
 
+/* How long an interrupted recording waits for the program to end, still tracing it. */
+#define END_WAIT_NS (2 * NSEC_PER_SEC)
+
+/*
+ * Interrupted (SIGINT, SIGTERM, SIGHUP to pperf): end the program with SIGTERM, as perf record
+ * does, and serve its events a while longer so that its end (and its children's) is in the
+ * profile. Another signal to pperf meanwhile sends SIGKILL. A program that outlives the wait
+ * is let go after the totals, and waited for as before.
+ */
+static void end_root(struct tracer *t)
+{
+	struct pollfd pfd = { .fd = t->sigfd, .events = POLLIN };
+	uint64_t limit = now_ns() + END_WAIT_NS;
+
+	kill(t->root, SIGTERM);
+	t->nr_signals = 1;
+	t->waiting_root = 1;
+	while (!t->root_done && t->tt.nr > 0) {
+		uint64_t now = now_ns();
+
+		if (now >= limit)
+			break;
+		if (poll(&pfd, 1, (int)((limit - now) / 1000000) + 1) > 0)
+			handle_signals(t);
+		drain_events(t);
+	}
+}
+
 int tracer_run(struct tracer *t)
 {
 	struct pollfd fds[2] = { { .fd = t->sigfd, .events = POLLIN },
@@ -1559,6 +1587,8 @@ int tracer_run(struct tracer *t)
 									   t->deadline);
 		}
 	}
+	if (t->stop == STOP_SIGNAL && t->root && !t->root_done)
+		end_root(t);
 	/* Recording is over: totals first, so the profile is complete whatever happens next. */
 	finish_totals(t);
 
@@ -1571,11 +1601,6 @@ int tracer_run(struct tracer *t)
 	if (!t->root) {
 		detach_all(t);
 		return EXIT_OK;
-	}
-	if (t->stop == STOP_SIGNAL) {
-		/* Interrupted: end the program, as perf record does. */
-		kill(t->root, SIGTERM);
-		t->nr_signals = 1;
 	}
 	detach_all(t);
 	wait_root(t);

@@ -12,6 +12,11 @@ for sig in INT TERM; do
 	grep -q 'longrun done' "$T/out" && fail "the program ran to its end after SIG$sig"
 	summary "$T/i.data" >"$T/sum"
 	grep -q '^truncated 0' "$T/sum" || fail "profile incomplete after SIG$sig"
+	# its end is in the profile: info says how it ended, not "running at end"
+	grep -q '^process [0-9]* ppid [0-9]* how 0 exit 15 ' "$T/sum" ||
+		fail "the program's end (SIGTERM) is not in the profile after SIG$sig: $(grep '^process' "$T/sum")"
+	"$PPERF" info "$T/i.data" | grep -q 'started  killed by 15 ' ||
+		fail "info after SIG$sig: $("$PPERF" info "$T/i.data" | grep -A2 '# processes')"
 	n=$(awk '$1 == "samples" { print $2 }' "$T/sum")
 	[ "$n" -ge 50 ] || fail "only $n samples before SIG$sig"
 done
