@@ -28,17 +28,12 @@ static void print_time(uint64_t t, uint64_t base)
 	printf("%12.6f ", (double)(int64_t)(t - base) / 1e9);
 }
 
-/* The CPU time each thread-sample is charged, which depends on the samples before it. */
-struct charges {
-	struct attrib *attrib;
-	double *cpu;
-	size_t alloc;
-};
-
 static void dump_record(const struct profile_reader *r, const struct profile_record *rec,
-			uint64_t base, struct charges *ch)
+			uint64_t base, struct attrib *attrib)
 {
 	const struct profile_meta *m;
+	const double *cpu;
+	double sum;
 	char hex[2 * 20 + 1];
 
 	printf("%10" PRIu64 " %-10s ", rec->offset, profile_record_name(rec->type));
@@ -106,8 +101,8 @@ static void dump_record(const struct profile_reader *r, const struct profile_rec
 			if (profile_reader_channel(r, c)->scope == CHANNEL_SYSTEM)
 				printf(" ch%u=%" PRId64 " (+%g)", c, rec->sample.values[c],
 				       rec->sample.deltas[c]);
-		ALLOC_GROW(ch->cpu, ch->alloc, rec->sample.nr_threads);
-		attrib_sample(ch->attrib, &rec->sample, ch->cpu);
+		/* what each thread-sample is charged depends on the samples before it */
+		cpu = attrib_sample(attrib, &rec->sample, &sum);
 		for (uint32_t i = 0; i < rec->sample.nr_threads; i++) {
 			const struct profile_tsample *t = &rec->sample.threads[i];
 
@@ -120,7 +115,7 @@ static void dump_record(const struct profile_reader *r, const struct profile_rec
 			 * (formats/attrib.h) */
 			printf(" %s weight %" PRIu64 " charged %" PRIu64, tsample_state_name(t->state),
 			       t->state == TS_ONCPU || t->state == TS_UNKNOWN ? t->cpu_weight : 0,
-			       (uint64_t)(ch->cpu[i] + 0.5));
+			       (uint64_t)(cpu[i] + 0.5));
 			if (t->stack) {
 				printf("\n%24s stack %u frames%s:", "", t->stack->nr_frames,
 				       t->stack->flags & STACK_TRUNCATED ? " (truncated)" : "");
@@ -166,7 +161,7 @@ int cmd_dump(int argc, char **argv)
 	};
 	const char *path = "pperf.data";
 	struct profile_reader *r;
-	struct charges ch = { 0 };
+	struct attrib *attrib;
 	struct profile_record rec;
 	uint64_t base;
 	int c, n;
@@ -194,11 +189,10 @@ int cmd_dump(int argc, char **argv)
 		return EXIT_FAIL;
 	base = profile_reader_meta(r)->start_time;
 	printf("# offset   record     time (s)\n");
-	ch.attrib = attrib_new();
+	attrib = attrib_new();
 	while ((n = profile_read(r, &rec)) > 0)
-		dump_record(r, &rec, base, &ch);
-	attrib_free(ch.attrib);
-	free(ch.cpu);
+		dump_record(r, &rec, base, attrib);
+	attrib_free(attrib);
 	profile_reader_close(r);
 	return n < 0 ? EXIT_FAIL : EXIT_OK;
 }

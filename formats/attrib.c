@@ -18,6 +18,8 @@ struct slot_scale {
 struct attrib {
 	struct slot_scale *slots;
 	size_t alloc;
+	double *cpu; /* the current sample's, by thread-sample */
+	size_t cpu_alloc;
 };
 
 const char *tsample_state_name(uint32_t state)
@@ -37,6 +39,7 @@ void attrib_free(struct attrib *a)
 	if (!a)
 		return;
 	free(a->slots);
+	free(a->cpu);
 	free(a);
 }
 
@@ -46,9 +49,12 @@ static double raw_weight(const struct profile_tsample *t)
 	return t->state == TS_ONCPU || t->state == TS_UNKNOWN ? (double)t->cpu_weight : 0;
 }
 
-double attrib_sample(struct attrib *a, const struct profile_sample *s, double *cpu)
+const double *attrib_sample(struct attrib *a, const struct profile_sample *s, double *sum_out)
 {
-	double sum = 0;
+	double sum = 0, *cpu;
+
+	ALLOC_GROW(a->cpu, a->cpu_alloc, s->nr_threads ? s->nr_threads : 1);
+	cpu = a->cpu;
 
 	for (uint32_t i = 0; i < s->nr_threads; i++) {
 		const struct profile_tsample *t = &s->threads[i];
@@ -73,7 +79,8 @@ double attrib_sample(struct attrib *a, const struct profile_sample *s, double *c
 		cpu[i] = raw > 0 ? raw * (sc->cpu + PRIOR_NS) / (sc->weight + PRIOR_NS) : 0;
 		sum += cpu[i];
 	}
-	return sum;
+	*sum_out = sum;
+	return cpu;
 }
 
 double attrib_thread_counter(const struct profile_tsample *t, double cpu, double delta)

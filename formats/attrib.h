@@ -33,10 +33,11 @@ struct attrib *attrib_new(void);
 void attrib_free(struct attrib *a);
 
 /*
- * Weigh a sample's threads: cpu[i] gets the CPU time (ns) thread-sample i stands for; returns
- * their sum. Call once per sample, in the profile's order.
+ * Weigh a sample's threads: the CPU time (ns) each thread-sample stands for, by its index in
+ * s->threads, valid until the next call; *sum gets their sum. Call once per sample, in the
+ * profile's order.
  */
-double attrib_sample(struct attrib *a, const struct profile_sample *s, double *cpu);
+const double *attrib_sample(struct attrib *a, const struct profile_sample *s, double *sum);
 
 /*
  * The part of each system channel's increase over the sample's interval that thread-sample i

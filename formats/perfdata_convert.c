@@ -73,8 +73,6 @@ struct conv {
 	uint32_t nr_callers;
 	const struct profile_ustack *ustack;
 	struct attrib *attrib; /* how CPU time and channels are charged */
-	double *cpu;	       /* the current sample's thread-samples' CPU time */
-	size_t cpu_alloc;
 };
 
 /*
@@ -308,9 +306,8 @@ static int perf_unwind_stack(struct conv *c, const struct profile_tsample *t)
 static int convert_sample(struct conv *c, const struct profile_sample *s)
 {
 	double cpu_sum;
+	const double *cpu = attrib_sample(c->attrib, s, &cpu_sum);
 
-	ALLOC_GROW(c->cpu, c->cpu_alloc, s->nr_threads);
-	cpu_sum = attrib_sample(c->attrib, s, c->cpu);
 	c->st->profile_samples++;
 	c->st->thread_samples += s->nr_threads;
 	for (uint32_t i = 0; i < s->nr_threads; i++) {
@@ -334,8 +331,8 @@ static int convert_sample(struct conv *c, const struct profile_sample *s)
 		}
 		since = ts->known ? ts->last_time : c->prev_time;
 		since = s->time > since ? s->time - since : 0;
-		share = attrib_share(c->cpu, i, cpu_sum);
-		if (emit(c, 0, t, s->time, (uint64_t)(c->cpu[i] + 0.5)) < 0)
+		share = attrib_share(cpu, i, cpu_sum);
+		if (emit(c, 0, t, s->time, (uint64_t)(cpu[i] + 0.5)) < 0)
 			return -1;
 		if (c->wall_event != UINT32_MAX && emit(c, c->wall_event, t, s->time, since) < 0)
 			return -1;
@@ -347,7 +344,7 @@ static int convert_sample(struct conv *c, const struct profile_sample *s)
 				if (!t->deltas)
 					continue;
 				amount = cc->integrate ? t->deltas[k] * cc->factor * (double)since / 1e9 :
-							 attrib_thread_counter(t, c->cpu[i], t->deltas[k]) *
+							 attrib_thread_counter(t, cpu[i], t->deltas[k]) *
 								 cc->factor;
 			} else {
 				if (!s->deltas || k >= s->nr_channels)
@@ -530,7 +527,6 @@ static void conv_release(struct conv *c)
 	free(c->files);
 	free(c->version);
 	attrib_free(c->attrib);
-	free(c->cpu);
 }
 
 int perfdata_convert(struct profile_reader *r, int fd, const char *name, unsigned flags,

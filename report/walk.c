@@ -77,8 +77,6 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 	double *share = NULL, *reading = NULL;
 	uint64_t prev_time = 0;
 	struct attrib *attrib = attrib_new();
-	double *cpu = NULL;
-	size_t cpu_alloc = 0;
 	uint32_t nch = 0;
 	int n, ret = 0;
 
@@ -100,6 +98,7 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 		const struct profile_sample *ps = &rec.sample;
 		uint64_t wall = prev_time && ps->time > prev_time ? ps->time - prev_time :
 								      meta->period_ns;
+		const double *cpu;
 		double sum;
 
 		if (nch != profile_reader_nr_channels(r)) {
@@ -114,8 +113,7 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 			memset(t.unattributed, 0, (nch + 1) * sizeof(double));
 		}
 		prev_time = ps->time;
-		ALLOC_GROW(cpu, cpu_alloc, ps->nr_threads);
-		sum = attrib_sample(attrib, ps, cpu);
+		cpu = attrib_sample(attrib, ps, &sum);
 		for (uint32_t c = 0; c < nch && ps->deltas; c++) {
 			if (profile_reader_channel(r, c)->scope != CHANNEL_SYSTEM)
 				continue;
@@ -187,7 +185,6 @@ out:
 		walk_totals_free(&t);
 	unwinder_free(unw);
 	attrib_free(attrib);
-	free(cpu);
 	free(frames);
 	symbolizer_free(sym);
 	free(comms.e);

@@ -9,8 +9,8 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -592,8 +592,6 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 			continue;
 		}
 		if (!task->interrupted) {
-			uint64_t ns;
-
 			if (ptrace(PTRACE_INTERRUPT, task->tid, 0, 0) < 0)
 				continue; /* gone: its exit is on its way */
 			task->interrupted = 1;
@@ -604,8 +602,8 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 			 * after, not before: the tracer may lose its own CPU between the two, and
 			 * the thread would seem to have lost its.
 			 */
-			if (t->sample_open && cputime_read(&task->cputime, &ns, &task->sched) == 0)
-				task->asked_cpu_ns = ns;
+			if (t->sample_open)
+				cputime_read(&task->cputime, &task->asked_cpu_ns, &task->sched);
 		} else {
 			task->sched.switches = CPUTIME_NO_SWITCHES; /* asked earlier: no instant */
 		}
@@ -705,16 +703,6 @@ static void sample_room(struct tracer *t, uint32_t n)
 	}
 }
 
-/*
- * Where the task was at the sampling instant, and the CPU time its thread-sample stands for
- * (formats/attrib.h). A stopped task that was given no CPU between the instant (switches read
- * just before the interrupt) and its stop was on a CPU all along: it stands for the time since
- * its mark, and, when it stopped late (a long system call it ran in the kernel), for the time
- * up to its stop too, which it is then accounted for up to. Any other state stands for no CPU
- * time: whatever the task ran since its last sample, an observation that found it on a CPU
- * carries. The writer codes the usual weight, the time since the task's previous sample, in
- * no bytes.
- */
 /* Learn how long an interrupt took to stop a thread in user code. */
 static void ipi_learn(struct tracer *t, uint64_t took)
 {
@@ -740,6 +728,16 @@ static double ipi_sooner(const struct tracer *t, uint64_t took)
 	       (double)t->ipi_seen;
 }
 
+/*
+ * Where the task was at the sampling instant, and the CPU time its thread-sample stands for
+ * (formats/attrib.h). A stopped task that was given no CPU between its interrupt (its count
+ * read right after) and its stop was on a CPU all along: it stands for the time since its mark
+ * (at most two periods), and, when it stopped late at the end of a long system call it ran in,
+ * for the CPU time it used up to its stop too, which it is then accounted for up to. Any other
+ * state stands for no CPU time: whatever the task ran since its last sample, an observation
+ * that found it on a CPU carries. The writer codes the usual weight, the time since the task's
+ * previous sample, in no bytes.
+ */
 static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 				     const struct sched_counts *now, const struct call_exit *call,
 				     uint64_t *weight)
@@ -1583,7 +1581,8 @@ int tracer_run(struct tracer *t)
 			next_deadline(t);
 			if (t->end_ns && t->deadline > t->end_ns)
 				t->deadline = t->end_ns;
-			set_timer(t, t->deadline < t->end_ns || !t->end_ns ? dither(t, t->deadline) :
+			/* the end of a --duration is kept exactly */
+			set_timer(t, !t->end_ns || t->deadline < t->end_ns ? dither(t, t->deadline) :
 									   t->deadline);
 		}
 	}

@@ -175,9 +175,9 @@ static int cmd_split(int argc, char **argv)
 {
 	struct profile_reader *r = open_or_die(argv[0]);
 	struct profile_record rec;
-	double total = 0, *per = xcalloc((size_t)argc, sizeof(double)), *cpu = NULL;
+	double total = 0, sum, *per = xcalloc((size_t)argc, sizeof(double));
 	struct attrib *a = attrib_new();
-	size_t alloc = 0;
+	const double *cpu;
 	int n;
 
 	while ((n = profile_read(r, &rec)) > 0) {
@@ -185,8 +185,7 @@ static int cmd_split(int argc, char **argv)
 			take_map(&rec);
 		if (rec.type != PROFILE_SAMPLE)
 			continue;
-		ALLOC_GROW(cpu, alloc, rec.sample.nr_threads);
-		attrib_sample(a, &rec.sample, cpu);
+		cpu = attrib_sample(a, &rec.sample, &sum);
 		for (uint32_t i = 0; i < rec.sample.nr_threads; i++) {
 			const struct profile_tsample *t = &rec.sample.threads[i];
 			const char *f = symbolize(t->pid, t->pc);
@@ -198,7 +197,6 @@ static int cmd_split(int argc, char **argv)
 		}
 	}
 	attrib_free(a);
-	free(cpu);
 	if (n < 0)
 		return 2;
 	for (int k = 1; k < argc; k++)
@@ -226,8 +224,9 @@ static int cmd_summary(const char *path)
 		char comm[32];
 	} *thr = NULL;
 	struct attrib *a = attrib_new();
-	double *cpu = NULL;
-	size_t nprocs = 0, nthr = 0, athr = 0, alloc = 0;
+	const double *cpu;
+	double sum;
+	size_t nprocs = 0, nthr = 0, athr = 0;
 	uint64_t samples = 0, total_samples = 0, sys_chan = 0;
 	int n;
 
@@ -270,8 +269,7 @@ static int cmd_summary(const char *path)
 			break;
 		case PROFILE_SAMPLE:
 			samples++;
-			ALLOC_GROW(cpu, alloc, rec.sample.nr_threads);
-			attrib_sample(a, &rec.sample, cpu);
+			cpu = attrib_sample(a, &rec.sample, &sum);
 			for (uint32_t i = 0; i < rec.sample.nr_threads; i++) {
 				const struct profile_tsample *t = &rec.sample.threads[i];
 
@@ -306,7 +304,6 @@ static int cmd_summary(const char *path)
 	       profile_reader_truncated(r));
 	profile_reader_close(r);
 	attrib_free(a);
-	free(cpu);
 	free(thr);
 	return 0;
 }
