@@ -190,7 +190,10 @@ static void print_info(const struct profile_reader *r, struct info *in, uint64_t
 		printf("%s\n", m->flags & META_ATTACHED ? " (attached)" : "");
 		printf("# recorded  %s by pperf %s\n", when, printable(m->pperf_version));
 	}
-	printf("# frequency %.2f Hz target\n", m->freq_hz);
+	printf("# frequency %.2f Hz target%s\n", m->freq_hz,
+	       m->flags & META_LEGACY	      ? "" :
+	       m->flags & META_CPU_CLOCK ? ", each thread at its CPU clock's ticks" :
+					   ", all threads at once (snapshot)");
 
 	printf("\n# totals\n");
 	printf("wall time      %12.3f s\n", wall);

@@ -41,6 +41,11 @@ static const char record_usage[] =
 	"                         record each stopped thread's registers and the top SIZE\n"
 	"                         bytes of its stack (default 8192, at most 65528), unwound\n"
 	"                         later with the ELF files' call frame information\n"
+	"      --sampling cpu     sample each thread at the ticks of its own CPU clock (the\n"
+	"                         default without --pmu and -e)\n"
+	"      --sampling snapshot\n"
+	"                         stop every thread at once at each sampling instant (the\n"
+	"                         default with --pmu or -e: energy is shared out by instant)\n"
 	"  -r, --randomize        take the first sample at a random point of the first period\n"
 	"      --core-isolation   run the sampler on the last online CPU, the program on the others\n"
 	"      --fifo PRIO        run the sampler (only) with SCHED_FIFO priority PRIO (1-99)\n"
@@ -75,11 +80,15 @@ enum {
 	OPT_FIFO,
 	OPT_RR,
 	OPT_CALL_GRAPH,
+	OPT_SAMPLING,
 };
+
+enum { SAMPLING_AUTO, SAMPLING_CPU, SAMPLING_SNAPSHOT };
 
 struct record_args {
 	const char *output;
 	int no_output, upstream, quiet;
+	int sampling; /* SAMPLING_* */
 	double freq;
 	pid_t pid;
 	struct tracer_options topt;
@@ -216,6 +225,7 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 		{ "fifo", required_argument, NULL, OPT_FIFO },
 		{ "rr", required_argument, NULL, OPT_RR },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "sampling", required_argument, NULL, OPT_SAMPLING },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -294,6 +304,15 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 			break;
 		case OPT_CALL_GRAPH:
 			parse_call_graph(cmd, optarg, &a->topt);
+			break;
+		case OPT_SAMPLING:
+			if (!strcmp(optarg, "cpu"))
+				a->sampling = SAMPLING_CPU;
+			else if (!strcmp(optarg, "snapshot"))
+				a->sampling = SAMPLING_SNAPSHOT;
+			else
+				usage_error(cmd, "--sampling takes 'cpu' or 'snapshot', not '%s'",
+					    optarg);
 			break;
 		case OPT_FIFO:
 		case OPT_RR:
@@ -496,6 +515,12 @@ int cmd_record(int argc, char **argv)
 		meta.flags |= META_RANDOMIZED;
 	if (a.topt.call_graph)
 		meta.flags |= META_CALL_GRAPH;
+	/* Each thread on its CPU clock, unless system-wide readings (energy, power) need every
+	 * thread at the same instants to share them out, or it is asked for. */
+	a.topt.cpu_clock = a.sampling == SAMPLING_CPU ||
+			   (a.sampling == SAMPLING_AUTO && pmus.nr_channels == 0);
+	if (a.topt.cpu_clock)
+		meta.flags |= META_CPU_CLOCK;
 	if (fd >= 0) {
 		writer = profile_writer_open(fd, a.output, &meta);
 		if (!writer) {

@@ -42,6 +42,7 @@ struct task *task_add(struct task_table *tt, pid_t pid, pid_t tid, int *new_proc
 	t->tid = tid;
 	t->proc = p;
 	t->state = TASK_NEW;
+	t->timer_id = -1;
 	t->cputime.fd = -1;
 	t->asleep.fd = t->asleep.stat_fd = -1;
 	t->hash_next = tt->task_hash[TASK_HASH(tid)];
@@ -78,6 +79,7 @@ void process_remove(struct task_table *tt, struct process *p)
 		pp = &(*pp)->hash_next;
 	*pp = p->hash_next;
 	maps_release(&p->maps);
+	free(p->dead_timers);
 	free(p);
 	tt->nr_procs--;
 }

@@ -38,6 +38,13 @@ struct task {
 	uint64_t asked_cpu_ns; /* its CPU time then (as of its last scheduler tick) */
 	uint64_t stop_ns;    /* when its stop for the current sample was seen */
 	uint64_t mark;	     /* its time is accounted for up to here (see take_thread()) */
+	/* CPU-clock sampling (sampler/cputimer.h) */
+	enum { TIMER_NONE, TIMER_WANTED, TIMER_ARMED, TIMER_REFUSED } timer_state;
+	int timer_id;
+	int timer_blocked;   /* it blocks the timer's signal: stopped by the sampler instead */
+	int timer_stop;	     /* stopped for its timer now */
+	int seen_running;    /* running at the current sample, not sampled by its timer in it */
+	uint64_t timer_cpu;  /* its CPU time at its previous timer sample */
 	char comm[16];
 	struct cputime_src cputime;
 	struct asleep_src asleep;
@@ -52,6 +59,11 @@ struct process {
 	struct maps maps;
 	uint64_t frames_rescan; /* when a call stack's address last made us read the maps */
 	uint32_t copy_rescans;	/* maps read for stack copies (--call-graph dwarf) */
+	uint64_t syscall_insn;	/* where its threads can make calls for pperf (inject.h) */
+	int insn_known;		/* syscall_insn was looked for since its exec */
+	int no_timers;		/* its threads cannot have CPU-clock timers */
+	int *dead_timers;	/* timers of its ended threads, to delete */
+	size_t nr_dead, dead_alloc;
 	struct process *hash_next;
 };
 

@@ -31,6 +31,8 @@
 #include <linux/ptrace.h>
 
 #include "../lib/util.h"
+#include "cputimer.h"
+#include "inject.h"
 #include "maps.h"
 #include "procfs.h"
 #include "tasks.h"
@@ -103,7 +105,8 @@ struct tracer {
 	size_t stk_alloc;
 	int64_t *sys_values, *thr_values;
 	size_t thr_alloc;
-	int warned_timeout, warned_pmu;
+	int warned_timeout, warned_pmu, warned_timer;
+	uint64_t cookie; /* the value our CPU-clock timers' signals carry */
 	int nr_cpus; /* the CPUs the program may run on */
 };
 
@@ -127,6 +130,9 @@ static uint64_t stamp(const struct tracer *t)
 {
 	return t->sampling ? t->sample_time : now_ns();
 }
+
+static void write_sample(struct tracer *t, uint64_t time);
+static void handle_status(struct tracer *t, pid_t tid, int status);
 
 static void emit(struct tracer *t, struct profile_record *rec)
 {
@@ -184,6 +190,8 @@ static struct task *new_task(struct tracer *t, pid_t pid, pid_t tid, int how, pi
 	cputime_read(&task->cputime, &task->cpu_ns, NULL);
 	task->mark = stamp(t);
 	task->sched.switches = CPUTIME_NO_SWITCHES; /* no instant of its own yet */
+	if (t->o.cpu_clock && !task->proc->no_timers)
+		task->timer_state = TIMER_WANTED;
 	asleep_open(&task->asleep, pid, tid);
 	if (proc_read_comm(pid, tid, task->comm) < 0)
 		snprintf(task->comm, sizeof(task->comm), "%d", (int)tid);
@@ -226,11 +234,21 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 		task->waited = 0;
 		t->nwait--;
 	}
-	/* Gone before its sample is written (it exited once let go): the sample leaves it out,
-	 * as its THREAD_END comes first. */
+	/* Gone before its sample is written: a sample being taken leaves it out (it exited once
+	 * let go), as its THREAD_END comes first; samples of its CPU clock taken since the last
+	 * sample are written first. */
+	if (task->taken && !t->sample_open)
+		write_sample(t, now_ns());
 	for (uint32_t i = 0; t->sample_open && task->taken && i < t->nts; i++)
 		if (t->ts[i].slot == task->slot)
 			t->ts[i].slot = SLOT_GONE;
+	/* Its timer outlives it in the process: deleted at the next chance (reap_timers()). */
+	if (task->timer_state == TIMER_ARMED && task->proc->nr_tasks > 1) {
+		struct process *tp = task->proc;
+
+		ALLOC_GROW(tp->dead_timers, tp->dead_alloc, tp->nr_dead + 1);
+		tp->dead_timers[tp->nr_dead++] = task->timer_id;
+	}
 	rec.thread_end = (struct profile_thread_end){ .time = stamp(t), .slot = task->slot,
 						      .pid = (uint32_t)task->proc->pid,
 						      .tid = (uint32_t)tid, .cpu_ns = task->cpu_ns };
@@ -319,6 +337,135 @@ static void task_stopped(struct tracer *t, struct task *task, int group_stop)
 	resume_task(t, task);
 }
 
+/*
+ * What a call made through a stopped task brought besides its result: a signal of the
+ * program's, delivered when the task is resumed, or the task's end, handled as usual. Returns 1
+ * if the task is gone (freed: not to be touched).
+ */
+static int injected(struct tracer *t, struct task *task, const struct inject_extra *ex)
+{
+	if (ex->signal && !task->pending_sig)
+		task->pending_sig = ex->signal;
+	if (!ex->gone_status)
+		return 0;
+	handle_status(t, task->tid, ex->gone_status);
+	return 1;
+}
+
+/* Delete, through stopped task `via`, the timers its process's ended threads left. Returns 1
+ * if the task is gone. */
+static int reap_timers(struct tracer *t, struct task *via)
+{
+	struct process *p = via->proc;
+	struct inject_extra ex;
+
+	while (p->nr_dead > 0) {
+		cputimer_delete(via->tid, p->syscall_insn, p->dead_timers[p->nr_dead - 1], t->cookie,
+				&ex);
+		p->nr_dead--;
+		if (injected(t, via, &ex))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Give a task its CPU-clock timer, made by the task itself in its current stop: an interrupt
+ * or a new task's first stop, which the kernel takes in its signal handling, where the task's
+ * registers can be borrowed for a call and put back (not an event stop inside a system call,
+ * whose result the kernel has still to write). Returns 1 if the task is gone meanwhile.
+ */
+static int arm_timer(struct tracer *t, struct task *task)
+{
+	struct process *p = task->proc;
+	struct cputimer_status cs = { 0 };
+	struct inject_extra ex = { 0 };
+	int id;
+
+	if (!p->insn_known) {
+		p->syscall_insn = inject_find_syscall(p->pid);
+		p->insn_known = 1;
+	}
+	if (cputimer_status(p->pid, task->tid, &cs) == 0 && cs.filtered)
+		p->no_timers = 1;
+	id = p->syscall_insn && !p->no_timers ?
+		     cputimer_create(task->tid, p->syscall_insn, task->tid, t->period_ns, t->cookie,
+				     &ex) :
+		     -ENOSYS;
+	if (id < 0) {
+		task->timer_state = TIMER_REFUSED;
+		t->st.timer_refused++;
+		if (!t->warned_timer)
+			warning("process %d: %s: its threads are stopped at the sampling instants "
+				"instead of at their CPU-clock ticks",
+				(int)p->pid,
+				p->no_timers	 ? "it filters system calls (seccomp)" :
+				!p->syscall_insn ? "no system call instruction found in its vDSO" :
+						   strerror(-id));
+		t->warned_timer = 1;
+		p->no_timers |= id == -ENOSYS;
+		return id == -ESRCH && injected(t, task, &ex);
+	}
+	if (injected(t, task, &ex))
+		return 1;
+	task->timer_id = id;
+	task->timer_state = TIMER_ARMED;
+	task->timer_blocked = cs.blocked;
+	cputime_read(&task->cputime, &task->timer_cpu, NULL);
+	t->st.timer_threads++;
+	return reap_timers(t, task);
+}
+
+/*
+ * Before a stopped task is let go for good: its timer deleted, and a signal of it still queued
+ * taken back, as the program would die of one it never asked for. Returns 1 if it is gone.
+ */
+static int disarm_timer(struct tracer *t, struct task *task)
+{
+	struct process *p = task->proc;
+	struct inject_extra ex;
+
+	if (reap_timers(t, task))
+		return 1;
+	if (task->timer_state != TIMER_ARMED)
+		return 0;
+	task->timer_state = TIMER_NONE;
+	cputimer_delete(task->tid, p->syscall_insn, task->timer_id, t->cookie, &ex);
+	if (injected(t, task, &ex))
+		return 1;
+	cputimer_drain(task->tid, p->pid, p->syscall_insn, t->cookie, &ex);
+	return injected(t, task, &ex);
+}
+
+/*
+ * A task stopped for its CPU-clock timer's signal, which is suppressed: sampled where it runs
+ * and let go at once. While detaching, it is held as any stop.
+ */
+static void timer_stopped(struct tracer *t, struct task *task)
+{
+	task->state = TASK_STOPPED;
+	if (task->waited || (t->sampling && !t->sample_open)) {
+		task_stopped(t, task, 0); /* a sample waits for it: this stop serves it */
+		return;
+	}
+	if (task->proc->nr_dead && reap_timers(t, task))
+		return;
+	if (task->timer_state == TIMER_ARMED && !task->timer_blocked && !task->exiting) {
+		/* one thread-sample of a thread per sample: the ones taken so far go first */
+		if (task->taken && !t->sample_open)
+			write_sample(t, now_ns());
+		if (!task->taken) {
+			task->sampled = 1;
+			task->timer_stop = 1;
+			take_thread(t, task);
+			task->timer_stop = 0;
+			task->sampled = 0;
+			t->st.timer_samples++;
+		}
+	}
+	resume_task(t, task);
+}
+
 static int is_stop_signal(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -353,6 +500,9 @@ static void exec_event(struct tracer *t, struct task *task, pid_t former)
 	char exe[64], path[4096];
 	ssize_t n;
 
+	/* samples of the former program first, before its maps are replaced */
+	if (t->nts && !t->sample_open)
+		write_sample(t, now_ns());
 	if (former != tid) {
 		/* A non-leader thread executed: it takes the leader's id; both old
 		 * identities end, and the thread goes on under a new slot. */
@@ -374,7 +524,17 @@ static void exec_event(struct tracer *t, struct task *task, pid_t former)
 	maps_clear(&p->maps);
 	read_maps(t, p);
 	p->copy_rescans = 0; /* the new program's libraries are on their way */
+	/* The kernel deleted the process's timers; the new program has a vDSO of its own. Its
+	 * timer is made at its next stop: asked for now (this event stop is inside execve()). */
+	p->insn_known = 0;
+	p->no_timers = 0;
+	p->nr_dead = 0;
+	task->timer_id = -1;
+	task->timer_state = t->o.cpu_clock ? TIMER_WANTED : TIMER_NONE;
 	task_stopped(t, task, 0);
+	if (task->timer_state == TIMER_WANTED && !task->interrupted &&
+	    ptrace(PTRACE_INTERRUPT, task->tid, 0, 0) == 0)
+		task->interrupted = 1;
 }
 
 /*
@@ -431,6 +591,8 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 			return;
 		}
 		/* Our interrupt, a new task's first stop, or a wake-up from a group-stop. */
+		if (task->timer_state == TIMER_WANTED && !task->exiting && arm_timer(t, task))
+			return;
 		task_stopped(t, task, 0);
 		return;
 	case PTRACE_EVENT_CLONE:
@@ -467,6 +629,10 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 		exec_event(t, task, (pid_t)msg);
 		return;
 	case 0:
+		if (sig == CPUTIMER_SIGNAL && t->o.cpu_clock && cputimer_is_ours(tid, t->cookie)) {
+			timer_stopped(t, task);
+			return;
+		}
 		/* A signal for the program: delivered when the task is resumed. */
 		task->pending_sig = sig;
 		t->st.foreign_signals++;
@@ -567,10 +733,26 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 
 		task->sampled = 0;
 		task->read_asleep = 0;
-		task->taken = 0;
+		task->seen_running = 0;
 		task->sched.switches = CPUTIME_NO_SWITCHES;
 		if (task->state == TASK_NEW || task->in_vfork || task->exiting)
 			continue;
+		if (t->sample_open && task->timer_state == TIMER_ARMED && !task->timer_blocked) {
+			/*
+			 * Sampled by its CPU clock while it runs, never stopped here: a sample
+			 * only says where it is (for wall-time weights), asleep where it sleeps,
+			 * or running, at its last sampled place.
+			 */
+			if (task->taken || task->state != TASK_RUNNING)
+				continue;
+			if (asleep_state(&task->asleep) && asleep_read(&task->asleep, &pc, &call) == 1) {
+				task->read_asleep = 1;
+				task->pc = pc;
+			} else {
+				task->seen_running = 1;
+			}
+			continue;
+		}
 		if (task->state == TASK_GROUP_STOPPED && !include_group_stopped)
 			continue;
 		if (task->state == TASK_STOPPED) {
@@ -747,6 +929,14 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 	double chance = 1;
 
 	*weight = 0;
+	if (task->timer_stop) {
+		/* At its CPU clock's tick: it stands for the CPU time it used since its last. */
+		*weight = task->cpu_ns > task->timer_cpu ? task->cpu_ns - task->timer_cpu : 0;
+		task->timer_cpu = task->cpu_ns;
+		return TS_ONCPU;
+	}
+	if (task->seen_running)
+		return TS_OFFCPU; /* between two ticks of its CPU clock: they carry its time */
 	if (task->read_asleep) {
 		st = TS_ASLEEP;
 	} else if (task->state == TASK_STOPPED && task->sampled) {
@@ -837,7 +1027,8 @@ static void take_thread(struct tracer *t, struct task *task)
 
 	if (task->taken || task->exiting)
 		return;
-	if (!stopped && task->state != TASK_GROUP_STOPPED && !task->in_vfork && !task->read_asleep)
+	if (!stopped && task->state != TASK_GROUP_STOPPED && !task->in_vfork && !task->read_asleep &&
+	    !task->seen_running)
 		return;
 	sample_room(t, n);
 	if (t->o.call_graph == CALL_GRAPH_DWARF)
@@ -924,9 +1115,6 @@ static void move_thread_sample(struct tracer *t, uint32_t to, uint32_t from)
 
 static void sample(struct tracer *t)
 {
-	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
-	struct profile_record rec = { .type = PROFILE_SAMPLE };
-	uint32_t n;
 	uint64_t end;
 
 	/*
@@ -939,15 +1127,47 @@ static void sample(struct tracer *t)
 	drain_events(t);
 	t->sampling = 1;
 	t->sample_open = 1;
-	t->nts = 0;
 	t->sample_time = now_ns();
-	sample_room(t, (uint32_t)t->tt.nr);
+	sample_room(t, t->nts + (uint32_t)t->tt.nr);
 	/* Each task that stops is read and let go at once (task_stopped()). */
 	stop_all(t, 0);
-	/* The others: sleepers, and tasks held in stops of their own. */
+	/* The others: sleepers, tasks held in stops of their own, and those sampled by their
+	 * CPU clocks, where they are. */
 	for (size_t i = 0; i < t->tt.nr; i++)
 		take_thread(t, t->tt.tasks[i]);
 	t->sample_open = 0;
+	t->sampling = 0;
+	/* Tasks held in a stop of their own go back to it; any other still stopped goes on. */
+	for (size_t i = 0; i < t->tt.nr; i++) {
+		struct task *task = t->tt.tasks[i];
+
+		if (task->sampled && (task->state == TASK_STOPPED || task->state == TASK_GROUP_STOPPED))
+			release(t, task);
+		task->sampled = 0;
+		task->read_asleep = 0;
+		task->seen_running = 0;
+	}
+	end = now_ns();
+	t->st.stopped_ns += end - t->sample_time;
+	if (end - t->sample_time > t->st.max_stop_ns)
+		t->st.max_stop_ns = end - t->sample_time;
+	t->st.samples++;
+	write_sample(t, t->sample_time);
+}
+
+/*
+ * Write the thread-samples taken since the last sample was written (by the current sample,
+ * and by the threads' CPU clocks since the last) as one sample of time `time`, with the
+ * system channels read now.
+ */
+static void write_sample(struct tracer *t, uint64_t time)
+{
+	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
+	struct profile_record rec = { .type = PROFILE_SAMPLE };
+	int was_sampling = t->sampling;
+	uint64_t end = now_ns(), was_time = t->sample_time;
+	uint32_t n;
+
 	/* Leave out the threads that ended meanwhile, and set the thread-samples' pointers into
 	 * arrays that may have moved while they were taken. */
 	n = 0;
@@ -973,27 +1193,15 @@ static void sample(struct tracer *t)
 	}
 	if (nch)
 		pmu_set_read(t->o.pmus, t->sys_values);
-
-	t->sampling = 0;
-	/* Tasks held in a stop of their own go back to it; any other still stopped goes on. */
-	for (size_t i = 0; i < t->tt.nr; i++) {
-		struct task *task = t->tt.tasks[i];
-
-		if (task->sampled && (task->state == TASK_STOPPED || task->state == TASK_GROUP_STOPPED))
-			release(t, task);
-		task->sampled = 0;
-		task->read_asleep = 0;
-	}
-	end = now_ns();
-	t->st.stopped_ns += end - t->sample_time;
-	if (end - t->sample_time > t->st.max_stop_ns)
-		t->st.max_stop_ns = end - t->sample_time;
-	t->st.samples++;
 	t->st.thread_samples += n;
+	t->nts = 0;
+	for (size_t i = 0; i < t->tt.nr; i++)
+		t->tt.tasks[i]->taken = 0;
 
 	/* A PC outside the known maps: something was mapped since (dlopen, JIT). The maps are
 	 * recorded with the sample's time, before the sample that needs them. */
 	t->sampling = 1;
+	t->sample_time = time;
 	for (uint32_t i = 0; i < n; i++) {
 		struct process *p = process_find(&t->tt, (pid_t)t->ts[i].pid);
 		struct profile_stack *st = t->ts[i].stack ? &t->stk[i] : NULL;
@@ -1026,9 +1234,10 @@ static void sample(struct tracer *t)
 				st->flags |= STACK_TRUNCATED;
 			}
 	}
-	t->sampling = 0;
+	t->sampling = was_sampling;
+	t->sample_time = was_time;
 
-	rec.sample = (struct profile_sample){ .time = t->sample_time, .nr_threads = n,
+	rec.sample = (struct profile_sample){ .time = time, .nr_threads = n,
 					      .threads = t->ts,
 					      .values = nch ? t->sys_values : NULL,
 					      .nr_channels = nch };
@@ -1046,11 +1255,21 @@ static void sample(struct tracer *t)
 			struct task *task = t->tt.tasks[i];
 			char comm[16];
 
+			struct cputimer_status cs;
+
 			if (task->state != TASK_NEW &&
 			    proc_read_comm(task->proc->pid, task->tid, comm) == 0 &&
 			    strcmp(comm, task->comm)) {
 				memcpy(task->comm, comm, sizeof(comm));
 				emit_comm(t, task, 0);
+			}
+			/* A thread that blocks its timer's signal is stopped by the samples
+			 * instead, until it unblocks it (the time meanwhile is theirs). */
+			if (task->timer_state == TIMER_ARMED &&
+			    cputimer_status(task->proc->pid, task->tid, &cs) == 0 &&
+			    cs.blocked != task->timer_blocked) {
+				task->timer_blocked = cs.blocked;
+				cputime_read(&task->cputime, &task->timer_cpu, NULL);
 			}
 		}
 		t->last_comm_check = end;
@@ -1069,6 +1288,8 @@ static void detach_all(struct tracer *t)
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
+	if (t->nts)
+		write_sample(t, now_ns());
 	t->sampling = 1;
 	stop_all(t, 1);
 	for (;;) {
@@ -1085,6 +1306,8 @@ static void detach_all(struct tracer *t)
 				if (!task->sampled || !task->pending_sig != !with_sig)
 					continue;
 				task->sampled = 0;
+				if (disarm_timer(t, task))
+					continue; /* ended meanwhile */
 				/* ESRCH: no longer stopped (killed meanwhile): still ours until
 				 * its exit is reported. */
 				if (ptrace(PTRACE_DETACH, task->tid, 0, (long)task->pending_sig) < 0)
@@ -1166,6 +1389,7 @@ struct tracer *tracer_new(const struct tracer_options *opts)
 	if (!t->period_ns)
 		t->period_ns = 1;
 	t->sigfd = t->timerfd = -1;
+	t->cookie = 0x7070657266000000ULL ^ (uint64_t)getpid();
 	if (t->o.pmus && t->o.pmus->nr_channels)
 		t->sys_values = xcalloc(t->o.pmus->nr_channels, sizeof(int64_t));
 
@@ -1588,6 +1812,8 @@ int tracer_run(struct tracer *t)
 	}
 	if (t->stop == STOP_SIGNAL && t->root && !t->root_done)
 		end_root(t);
+	if (t->nts)
+		write_sample(t, now_ns());
 	/* Recording is over: totals first, so the profile is complete whatever happens next. */
 	finish_totals(t);
 

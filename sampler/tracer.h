@@ -18,6 +18,8 @@ struct tracer_options {
 	uint64_t duration_ns;	  /* stop recording after this long; 0: until the program ends */
 	int inherit;		  /* follow fork, vfork and clone children */
 	int randomize;		  /* first sample at a random point of the first period */
+	int cpu_clock;		  /* each thread sampled on its own CPU clock (cputimer.h); 0: all
+				     threads stopped at once at each sampling instant */
 	int core_isolation;	  /* tracer on the last online CPU, the program on the others */
 	int sched_policy;	  /* SCHED_FIFO / SCHED_RR for the tracer only; 0: unchanged */
 	int sched_priority;
@@ -35,6 +37,8 @@ struct tracer_stats {
 	uint64_t held_ns, held;	 /* time threads were held in a stop for samples, and how often */
 	uint64_t oncpu_samples;	 /* thread-samples of threads found on a CPU */
 	uint64_t asleep_samples; /* thread-samples read asleep, without a stop */
+	uint64_t timer_samples;	 /* thread-samples taken at a stop for a CPU-clock timer */
+	uint64_t timer_threads, timer_refused; /* threads given a timer, and refused one */
 };
 
 struct tracer;

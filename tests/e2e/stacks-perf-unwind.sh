@@ -18,7 +18,7 @@ chains() {
 		END { if (k) print k, ch }'
 }
 
-"$PPERF" record -q $RT --call-graph dwarf -o "$T/cp.data" -- "$PROGS/callpaths-nofp" 0.5 >/dev/null ||
+"$PPERF" record -q $RT --call-graph dwarf -o "$T/cp.data" -- "$PROGS/callpaths-nofp" 1.5 >/dev/null ||
 	fail "record --call-graph dwarf"
 "$PPERF" convert --to perf -i "$T/cp.data" -o "$T/ours.perf" 2>"$T/err" || fail "convert: $(cat "$T/err")"
 "$PPERF" convert --to perf --perf-unwind -i "$T/cp.data" -o "$T/perfs.perf" 2>"$T/err" ||

@@ -1,0 +1,254 @@
+/* System calls made by a traced thread on pperf's behalf (see inject.h). */
+#include "inject.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* How many times a step may be stopped by something else before the call is given up. */
+#define STEP_TRIES 8
+
+#if defined(__x86_64__)
+static const uint8_t syscall_insn[] = { 0x0f, 0x05 };
+#else
+static const uint8_t syscall_insn[] = { 0 };
+#endif
+
+/* The offset of a system call instruction in pperf's own vDSO: the same image as every other
+ * process's on this kernel (-1: none). */
+static long own_vdso_offset(void)
+{
+	static long offset = -2;
+	const uint8_t *base = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+	size_t size = 0;
+
+	if (offset != -2)
+		return offset;
+	offset = -1;
+	if (!base || sizeof(syscall_insn) < 2 || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return offset;
+	/* the image's extent: its loadable segments, from the start of the mapping */
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph =
+			(const Elf64_Phdr *)(base + eh->e_phoff + (size_t)i * eh->e_phentsize);
+
+		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > size)
+			size = ph->p_offset + ph->p_filesz;
+	}
+	for (size_t i = 0; i + sizeof(syscall_insn) <= size; i++)
+		if (!memcmp(base + i, syscall_insn, sizeof(syscall_insn))) {
+			offset = (long)i;
+			break;
+		}
+	return offset;
+}
+
+/* A process's vDSO address, from its auxiliary vector. */
+static uint64_t vdso_base(pid_t pid)
+{
+	char path[64];
+	Elf64_auxv_t av[64];
+	uint64_t base = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, av, sizeof(av));
+	close(fd);
+	for (ssize_t i = 0; n > 0 && i < n / (ssize_t)sizeof(av[0]) && av[i].a_type != AT_NULL;
+	     i++)
+		if (av[i].a_type == AT_SYSINFO_EHDR)
+			base = av[i].a_un.a_val;
+	return base;
+}
+
+uint64_t inject_find_syscall(pid_t pid)
+{
+	long off = own_vdso_offset();
+	uint64_t base = off >= 0 ? vdso_base(pid) : 0;
+	uint8_t there[sizeof(syscall_insn)];
+	struct iovec local = { there, sizeof(there) }, remote;
+
+	if (!base)
+		return 0;
+	/* checked in the process itself: its vDSO is the same image unless it is another ABI */
+	remote = (struct iovec){ (void *)(base + (uint64_t)off), sizeof(there) };
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(there) ||
+	    memcmp(there, syscall_insn, sizeof(there)))
+		return 0;
+	return base + (uint64_t)off;
+}
+
+int inject_write(pid_t tid, uint64_t addr, const void *data, size_t size)
+{
+	const uint8_t *p = data;
+
+	for (size_t i = 0; i < size; i += sizeof(long)) {
+		long word = 0;
+		size_t n = size - i < sizeof(long) ? size - i : sizeof(long);
+
+		if (n < sizeof(long)) {
+			/* a partial word keeps the bytes beyond the data */
+			errno = 0;
+			word = ptrace(PTRACE_PEEKDATA, tid, (void *)(addr + i), 0);
+			if (errno)
+				return -1;
+		}
+		memcpy(&word, p + i, n);
+		if (ptrace(PTRACE_POKEDATA, tid, (void *)(addr + i), (void *)word) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int inject_read(pid_t tid, uint64_t addr, void *data, size_t size)
+{
+	uint8_t *p = data;
+
+	for (size_t i = 0; i < size; i += sizeof(long)) {
+		long word;
+		size_t n = size - i < sizeof(long) ? size - i : sizeof(long);
+
+		errno = 0;
+		word = ptrace(PTRACE_PEEKDATA, tid, (void *)(addr + i), 0);
+		if (errno)
+			return -1;
+		memcpy(p + i, &word, n);
+	}
+	return 0;
+}
+
+/* Whether the signal tid stopped for is pperf's own. */
+static int is_own(pid_t tid, int sig, const struct inject_own *own)
+{
+	struct {
+		int32_t signo, err, code, pad;
+		int32_t timerid, overrun;
+		uint64_t value;
+		uint8_t rest[96];
+	} info;
+
+	return own && sig == own->signo && ptrace(PTRACE_GETSIGINFO, tid, 0, &info) == 0 &&
+	       info.value == own->value;
+}
+
+#if defined(__x86_64__)
+
+static int get_regs(pid_t tid, struct user_regs_struct *r)
+{
+	struct iovec iov = { r, sizeof(*r) };
+
+	return ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov);
+}
+
+static int set_regs(pid_t tid, struct user_regs_struct *r)
+{
+	struct iovec iov = { r, sizeof(*r) };
+
+	return ptrace(PTRACE_SETREGSET, tid, NT_PRSTATUS, &iov);
+}
+
+int inject_scratch(pid_t tid, size_t size, uint64_t *addr)
+{
+	struct user_regs_struct r;
+
+	if (get_regs(tid, &r) < 0)
+		return -1;
+	/* below the 128-byte red zone the ABI keeps for leaf functions, 16-byte aligned */
+	*addr = (r.rsp - 128 - size - 64) & ~(uint64_t)15;
+	return 0;
+}
+
+long inject_syscall(pid_t tid, uint64_t insn, long nr, const long args[6],
+		    const struct inject_own *own, struct inject_extra *extra)
+{
+	struct user_regs_struct saved, r;
+	long ret = -EAGAIN;
+	int status;
+
+	*extra = (struct inject_extra){ 0 };
+	if (!insn)
+		return -ENOSYS;
+	if (get_regs(tid, &saved) < 0)
+		return -ESRCH;
+	r = saved;
+	r.rax = (unsigned long)nr;
+	/* no system call in progress: the kernel must not restart one on the way out */
+	r.orig_rax = (unsigned long)-1;
+	r.rdi = (unsigned long)args[0];
+	r.rsi = (unsigned long)args[1];
+	r.rdx = (unsigned long)args[2];
+	r.r10 = (unsigned long)args[3];
+	r.r8 = (unsigned long)args[4];
+	r.r9 = (unsigned long)args[5];
+	r.rip = insn;
+	if (set_regs(tid, &r) < 0)
+		return -ESRCH;
+	for (int tries = 0; tries < STEP_TRIES; tries++) {
+		if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) < 0)
+			break;
+		while (waitpid(tid, &status, __WALL) < 0)
+			if (errno != EINTR)
+				return -ESRCH;
+		if (WIFEXITED(status) || WIFSIGNALED(status) ||
+		    (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_EXIT)) {
+			extra->gone_status = status;
+			return -ESRCH;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		if (WSTOPSIG(status) == SIGTRAP && status >> 16 == 0) {
+			struct user_regs_struct after;
+
+			/* stepped over the instruction: the call was made */
+			if (get_regs(tid, &after) == 0 && after.rip == insn + sizeof(syscall_insn))
+				ret = (long)after.rax;
+			break;
+		}
+		/* A signal of the program's arrived before the step (its delivery-stop): kept
+		 * for later; pperf's own, dropped; any other stop, stepped on from. */
+		if (status >> 16 == 0 && !is_own(tid, WSTOPSIG(status), own))
+			extra->signal = WSTOPSIG(status);
+	}
+	if (set_regs(tid, &saved) < 0)
+		return -ESRCH;
+	return ret;
+}
+
+#else
+
+int inject_scratch(pid_t tid, size_t size, uint64_t *addr)
+{
+	(void)tid;
+	(void)size;
+	*addr = 0;
+	return -1;
+}
+
+long inject_syscall(pid_t tid, uint64_t insn, long nr, const long args[6],
+		    const struct inject_own *own, struct inject_extra *extra)
+{
+	(void)tid;
+	(void)insn;
+	(void)nr;
+	(void)args;
+	(void)own;
+	*extra = (struct inject_extra){ 0 };
+	return -ENOSYS;
+}
+
+#endif
