@@ -345,8 +345,12 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
  * or it (or the threads it waits for) waited for a CPU. The shares stay unbiased (only threads
  * found on a CPU are charged), but rest on fewer samples. Say so, and what helps.
  */
-static void warn_missed(const struct tracer_stats *st, int rt)
+static void warn_missed(const struct tracer_stats *st, int rt, int cpu_clock)
 {
+	/* Sampled at their CPU clocks, threads lose nothing: the sampling instants then only
+	 * place them for wall-time weights. */
+	if (cpu_clock && !st->timer_refused)
+		return;
 	if (st->samples_ideal < 100 || st->missed * 20 < st->samples_ideal)
 		return;
 	warning("%llu of %llu sampling deadlines missed: stops took longer than the period, or the "
@@ -380,6 +384,10 @@ static void print_stats(const struct tracer_stats *st, double freq, const char *
 		st->samples ? (double)st->thread_samples / (double)st->samples : 0.0,
 		(unsigned long long)st->thread_samples, (unsigned long long)st->oncpu_samples,
 		(unsigned long long)st->asleep_samples);
+	fprintf(stderr, "pperf: CPU clocks  %12llu thread-samples at their ticks (%llu threads timed, "
+		"%llu refused)\n",
+		(unsigned long long)st->timer_samples, (unsigned long long)st->timer_threads,
+		(unsigned long long)st->timer_refused);
 	fprintf(stderr, "pperf: signals     %12llu of the program passed through\n",
 		(unsigned long long)st->foreign_signals);
 	if (out)
@@ -611,7 +619,7 @@ int cmd_record(int argc, char **argv)
 		print_stats(tracer_stats(t), a.freq, NULL, 0);
 	}
 	if (!a.quiet)
-		warn_missed(tracer_stats(t), a.topt.sched_policy);
+		warn_missed(tracer_stats(t), a.topt.sched_policy, a.topt.cpu_clock);
 	tracer_free(t);
 	pmu_set_close(&pmus);
 	for (size_t i = 0; i < a.nr_pmu_specs; i++)

@@ -39,9 +39,15 @@ struct task {
 	uint64_t stop_ns;    /* when its stop for the current sample was seen */
 	uint64_t mark;	     /* its time is accounted for up to here (see take_thread()) */
 	/* CPU-clock sampling (sampler/cputimer.h) */
-	enum { TIMER_NONE, TIMER_WANTED, TIMER_ARMED, TIMER_REFUSED } timer_state;
+	enum {
+		TIMER_NONE,	/* none: stopped at the sampling instants (--sampling snapshot) */
+		TIMER_WANTED,	/* to be made at its next stop */
+		TIMER_ARMED,	/* sampled at its CPU clock's ticks */
+		TIMER_UNARM,	/* armed, but it blocks the signal: to be deleted at its next stop */
+		TIMER_BLOCKED,	/* it blocks the signal: none until it unblocks it */
+		TIMER_REFUSED	/* none can be made (see arm_timer()) */
+	} timer_state;	     /* all but TIMER_ARMED: stopped at the sampling instants */
 	int timer_id;
-	int timer_blocked;   /* it blocks the timer's signal: stopped by the sampler instead */
 	int timer_stop;	     /* stopped for its timer now */
 	int seen_running;    /* running at the current sample, not sampled by its timer in it */
 	uint64_t timer_cpu;  /* its CPU time at its previous timer sample */

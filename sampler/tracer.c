@@ -243,7 +243,8 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 		if (t->ts[i].slot == task->slot)
 			t->ts[i].slot = SLOT_GONE;
 	/* Its timer outlives it in the process: deleted at the next chance (reap_timers()). */
-	if (task->timer_state == TIMER_ARMED && task->proc->nr_tasks > 1) {
+	if ((task->timer_state == TIMER_ARMED || task->timer_state == TIMER_UNARM) &&
+	    task->proc->nr_tasks > 1) {
 		struct process *tp = task->proc;
 
 		ALLOC_GROW(tp->dead_timers, tp->dead_alloc, tp->nr_dead + 1);
@@ -388,6 +389,11 @@ static int arm_timer(struct tracer *t, struct task *task)
 	}
 	if (cputimer_status(p->pid, task->tid, &cs) == 0 && cs.filtered)
 		p->no_timers = 1;
+	/* a signal it blocks would stay queued, where the program could see it (sigpending) */
+	if (cs.blocked && !p->no_timers) {
+		task->timer_state = TIMER_BLOCKED;
+		return 0;
+	}
 	id = p->syscall_insn && !p->no_timers ?
 		     cputimer_create(task->tid, p->syscall_insn, task->tid, t->period_ns, t->cookie,
 				     &ex) :
@@ -410,7 +416,6 @@ static int arm_timer(struct tracer *t, struct task *task)
 		return 1;
 	task->timer_id = id;
 	task->timer_state = TIMER_ARMED;
-	task->timer_blocked = cs.blocked;
 	cputime_read(&task->cputime, &task->timer_cpu, NULL);
 	t->st.timer_threads++;
 	return reap_timers(t, task);
@@ -427,7 +432,7 @@ static int disarm_timer(struct tracer *t, struct task *task)
 
 	if (reap_timers(t, task))
 		return 1;
-	if (task->timer_state != TIMER_ARMED)
+	if (task->timer_state != TIMER_ARMED && task->timer_state != TIMER_UNARM)
 		return 0;
 	task->timer_state = TIMER_NONE;
 	cputimer_delete(task->tid, p->syscall_insn, task->timer_id, t->cookie, &ex);
@@ -450,7 +455,7 @@ static void timer_stopped(struct tracer *t, struct task *task)
 	}
 	if (task->proc->nr_dead && reap_timers(t, task))
 		return;
-	if (task->timer_state == TIMER_ARMED && !task->timer_blocked && !task->exiting) {
+	if (task->timer_state == TIMER_ARMED && !task->exiting) {
 		/* one thread-sample of a thread per sample: the ones taken so far go first */
 		if (task->taken && !t->sample_open)
 			write_sample(t, now_ns());
@@ -593,6 +598,11 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 		/* Our interrupt, a new task's first stop, or a wake-up from a group-stop. */
 		if (task->timer_state == TIMER_WANTED && !task->exiting && arm_timer(t, task))
 			return;
+		if (task->timer_state == TIMER_UNARM) {
+			if (disarm_timer(t, task))
+				return;
+			task->timer_state = TIMER_BLOCKED;
+		}
 		task_stopped(t, task, 0);
 		return;
 	case PTRACE_EVENT_CLONE:
@@ -737,7 +747,7 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 		task->sched.switches = CPUTIME_NO_SWITCHES;
 		if (task->state == TASK_NEW || task->in_vfork || task->exiting)
 			continue;
-		if (t->sample_open && task->timer_state == TIMER_ARMED && !task->timer_blocked) {
+		if (t->sample_open && task->timer_state == TIMER_ARMED) {
 			/*
 			 * Sampled by its CPU clock while it runs, never stopped here: a sample
 			 * only says where it is (for wall-time weights), asleep where it sleeps,
@@ -1263,13 +1273,15 @@ static void write_sample(struct tracer *t, uint64_t time)
 				memcpy(task->comm, comm, sizeof(comm));
 				emit_comm(t, task, 0);
 			}
-			/* A thread that blocks its timer's signal is stopped by the samples
-			 * instead, until it unblocks it (the time meanwhile is theirs). */
-			if (task->timer_state == TIMER_ARMED &&
-			    cputimer_status(task->proc->pid, task->tid, &cs) == 0 &&
-			    cs.blocked != task->timer_blocked) {
-				task->timer_blocked = cs.blocked;
-				cputime_read(&task->cputime, &task->timer_cpu, NULL);
+			/* A thread that blocks its timer's signal: the timer is deleted at its
+			 * next stop (a signal of it queued is taken back), and the thread
+			 * stopped at the sampling instants, until it unblocks the signal. */
+			if ((task->timer_state == TIMER_ARMED || task->timer_state == TIMER_BLOCKED) &&
+			    cputimer_status(task->proc->pid, task->tid, &cs) == 0) {
+				if (cs.blocked && task->timer_state == TIMER_ARMED)
+					task->timer_state = TIMER_UNARM;
+				else if (!cs.blocked && task->timer_state == TIMER_BLOCKED)
+					task->timer_state = TIMER_WANTED;
 			}
 		}
 		t->last_comm_check = end;

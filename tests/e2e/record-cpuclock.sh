@@ -1,0 +1,34 @@
+# Sampling at the ticks of each thread's CPU clock (the default): the timers pperf makes inside
+# the program never show: a thread that blocks every signal is sampled by stops instead and finds
+# no signal of pperf's pending; a program that uses the same signal itself gets its own and no
+# other; a process that filters system calls (seccomp: timer_create kills it) is never made to
+# call one and is sampled by stops; every mode is said by info.
+. "$(dirname "$0")/lib.sh"
+S=$PROGS/sigmask
+
+"$PPERF" record -q -o "$T/b.data" -- "$S" blocked 1 >"$T/out" || fail "record blocked exited $?"
+grep -qx 'pending 0' "$T/out" || fail "a signal of pperf's was pending in a thread that blocks all: $(cat "$T/out")"
+"$PPERF" report --format csv --sort sym "$T/b.data" >"$T/rep" || fail "report"
+awk -F, '$4 == "hot" && $2 >= 20 { h = 1 } $4 == "warm" && $2 >= 5 { w = 1 } END { exit !(h && w) }' \
+	"$T/rep" || fail "the thread that blocks all signals was not sampled: $(cat "$T/rep")"
+
+"$S" own 1 >"$T/alone" || fail "sigmask own alone"
+"$PPERF" record -q -o "$T/o.data" -- "$S" own 1 >"$T/out" || fail "record own exited $?"
+read -r _ own_alone _ _ <"$T/alone"
+read -r _ own _ foreign <"$T/out"
+[ "$foreign" = 0 ] || fail "the program got $foreign signals 64 that were not its own"
+# its own timer is a wall-clock one: as many deliveries as alone, give or take a few percent
+[ "$own" -ge $((own_alone * 9 / 10)) ] || fail "the program got $own of its own signals, $own_alone alone"
+
+"$PPERF" record -q -o "$T/s.data" -- "$S" seccomp 1 >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc = 0 ] && grep -qx alive "$T/out" || fail "a seccomp-filtered program exited $rc under pperf: $(cat "$T/err")"
+grep -q 'seccomp' "$T/err" || fail "no word of the seccomp fallback: $(cat "$T/err")"
+"$PPERF" report --format csv --sort sym "$T/s.data" | awk -F, '$4 == "hot" && $2 >= 20 { f = 1 } END { exit !f }' ||
+	fail "the seccomp-filtered thread was not sampled"
+
+"$PPERF" info "$T/o.data" | grep -q "each thread at its CPU clock's ticks" || fail "info does not say the mode"
+"$PPERF" record -q --sampling snapshot -o "$T/n.data" -- "$S" own 0.2 >/dev/null || fail "record --sampling snapshot"
+"$PPERF" info "$T/n.data" | grep -q "all threads at once (snapshot)" || fail "info does not say snapshot"
+"$PPERF" record --sampling sometimes -- true 2>"$T/err" && fail "--sampling sometimes accepted"
+grep -q "'cpu' or 'snapshot'" "$T/err" || fail "bad --sampling message: $(cat "$T/err")"
