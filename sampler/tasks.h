@@ -48,6 +48,7 @@ struct task {
 		TIMER_REFUSED	/* none can be made (see arm_timer()) */
 	} timer_state;	     /* all but TIMER_ARMED: stopped at the sampling instants */
 	int timer_id;
+	uint32_t timer_checks; /* TIMER_BLOCKED: how often its signal mask was looked at */
 	int timer_stop;	     /* stopped for its timer now */
 	int seen_running;    /* running at the current sample, not sampled by its timer in it */
 	uint64_t timer_cpu;  /* its CPU time at its previous timer sample */

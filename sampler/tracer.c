@@ -747,6 +747,19 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 		task->sched.switches = CPUTIME_NO_SWITCHES;
 		if (task->state == TASK_NEW || task->in_vfork || task->exiting)
 			continue;
+		/*
+		 * A new thread blocks every signal until its thread library has set it up (glibc
+		 * unblocks them right after): looked at again at each of its first samples, then
+		 * with the others every 100 ms (write_sample()).
+		 */
+		if (task->timer_state == TIMER_BLOCKED && task->timer_checks < 16 &&
+		    task->state == TASK_RUNNING) {
+			struct cputimer_status cs;
+
+			task->timer_checks++;
+			if (cputimer_status(task->proc->pid, task->tid, &cs) == 0 && !cs.blocked)
+				task->timer_state = TIMER_WANTED;
+		}
 		if (t->sample_open && task->timer_state == TIMER_ARMED) {
 			/*
 			 * Sampled by its CPU clock while it runs, never stopped here: a sample
