@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# What a busy machine does to sampling: a CPU-bound program recorded alone and beside one CPU hog
-# per CPU (started here), at the default priority, for 1 and 4 threads: the rate reached, how long
-# a sample takes, and how long each thread is held stopped once it has stopped (the program's own
-# cost per sample), against the idle figures.
+# What a busy machine does to sampling: a CPU-bound program (fixed work) recorded alone and
+# beside one CPU hog per CPU (started here), at the default priority, for 1 and 4 threads, in
+# both sampling modes: what the program pays (its wall time under pperf against its wall time
+# without, in the same condition), how many thread-samples found it on a CPU per second of its
+# CPU time, and, for the stops pperf makes itself (snapshots), how long a thread stays stopped
+# once it has stopped.
 #   bench/busy.sh BUILD_DIR [RUNS]     (medians of RUNS runs, default 5)
 set -eu
 build=${1:-build}
@@ -14,33 +16,46 @@ stop_hogs() { [ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null; wait 2>/de
 trap 'stop_hogs; rm -rf "$tmp"' EXIT
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# measure THREADS: one line of medians: rate %, stopped us/sample, held us/stop
+now() { date +%s.%N; }
+work() { echo $((600 / $1)); }
+# measure THREADS MODE: one line of medians: slowdown %, on-CPU thread-samples per CPU second,
+# held us per stop (or -)
 measure() {
-	local i
-	: >"$tmp/rate"; : >"$tmp/stop"; : >"$tmp/held"
+	local i a b c
+	: >"$tmp/slow"; : >"$tmp/rate"; : >"$tmp/held"
 	for i in $(seq "$runs"); do
-		"$pperf" record -v -o "$tmp/p.data" -- "$spin" "$1" 300 >/dev/null 2>"$tmp/v" || true
-		awk '/pperf: frequency/ { gsub(/[%)]/, "", $8); print $8 }' "$tmp/v" >>"$tmp/rate"
-		awk '/pperf: stopped/ { gsub(/\(/, "", $5); print $5 }' "$tmp/v" >>"$tmp/stop"
-		awk '/pperf: held/ { print $3 }' "$tmp/v" >>"$tmp/held"
+		a=$(now)
+		"$spin" "$1" "$(work "$1")"
+		b=$(now)
+		"$pperf" record -v --sampling "$2" -o "$tmp/p.data" -- "$spin" "$1" "$(work "$1")" \
+			>/dev/null 2>"$tmp/v" || true
+		c=$(now)
+		awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { printf "%.1f\n", 100 * ((c - b) / (b - a) - 1) }' >>"$tmp/slow"
+		"$pperf" info "$tmp/p.data" | awk '/^cpu time/ { cpu = $3 } END { print cpu }' >"$tmp/cpu"
+		awk -v cpu="$(cat "$tmp/cpu")" '/pperf: threads/ { gsub(/,/, "", $8); print (cpu > 0 ? $8 / cpu : 0) }' \
+			"$tmp/v" >>"$tmp/rate"
+		awk '/pperf: held/ { n = $8; gsub(/\(/, "", n); print (n + 0 > 0 ? $3 : "-") }' "$tmp/v" >>"$tmp/held"
 	done
-	echo "$(median <"$tmp/rate") $(median <"$tmp/stop") $(median <"$tmp/held")"
+	echo "$(median <"$tmp/slow") $(median <"$tmp/rate" | awk '{ printf "%.0f", $1 }') $(sort "$tmp/held" | sed -n "$(((runs + 1) / 2))p")"
 }
 
-echo "## On a busy machine: rate and time held stopped"
+echo "## On a busy machine: what the program pays, and the rate on a CPU"
 echo
-echo "\`bench/spin N 300\` recorded at 1 kHz, default priority, alone and beside $(nproc) CPU hogs; medians of $runs runs."
+echo "\`bench/spin N 600/N\` (fixed work) recorded at 1 kHz, default priority, alone and beside $(nproc) CPU hogs;"
+echo "slowdown: its wall time under pperf against without pperf in the same condition. Medians of $runs runs."
 echo
-echo "| threads | machine | rate | stopped per sample (us) | held per thread stop (us) | held, busy / idle |"
+echo "| sampling | threads | machine | slowdown | on-CPU samples per CPU second | held per stop (us) |"
 echo "| --- | --- | --- | --- | --- | --- |"
-for n in 1 4; do
-	read -r r s h < <(measure "$n")
-	echo "| $n | idle | $r % | $s | $h | |"
-	for _ in $(seq "$(nproc)"); do
-		sh -c 'while :; do :; done' &
-		hogs+=($!)
+for mode in cpu snapshot; do
+	for n in 1 4; do
+		read -r s r h < <(measure "$n" "$mode")
+		echo "| $mode | $n | idle | $s % | $r | $h |"
+		for _ in $(seq "$(nproc)"); do
+			sh -c 'while :; do :; done' &
+			hogs+=($!)
+		done
+		read -r s r h < <(measure "$n" "$mode")
+		stop_hogs
+		echo "| $mode | $n | $(nproc) CPU hogs | $s % | $r | $h |"
 	done
-	read -r rb sb hb < <(measure "$n")
-	stop_hogs
-	echo "| $n | $(nproc) CPU hogs | $rb % | $sb | $hb | $(awk -v a="$hb" -v b="$h" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }') |"
 done
