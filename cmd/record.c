@@ -45,7 +45,7 @@ static const char record_usage[] =
 	"                         default without --pmu and -e)\n"
 	"      --sampling snapshot\n"
 	"                         stop every thread at once at each sampling instant (the\n"
-	"                         default with --pmu or -e: energy is shared out by instant)\n"
+	"                         default with --pmu or -e, and upstream pperf's way)\n"
 	"  -r, --randomize        take the first sample at a random point of the first period\n"
 	"      --core-isolation   run the sampler on the last online CPU, the program on the others\n"
 	"      --fifo PRIO        run the sampler (only) with SCHED_FIFO priority PRIO (1-99)\n"
@@ -523,10 +523,11 @@ int cmd_record(int argc, char **argv)
 		meta.flags |= META_RANDOMIZED;
 	if (a.topt.call_graph)
 		meta.flags |= META_CALL_GRAPH;
-	/* Each thread on its CPU clock, unless system-wide readings (energy, power) need every
-	 * thread at the same instants to share them out, or it is asked for. */
+	/* Each thread on its CPU clock, unless asked for, or with channels (a system-wide reading
+	 * is shared out per interval: snapshots give intervals of a period, ticks of HZ), or in
+	 * upstream's invocation, which keeps upstream's snapshots of all threads at once. */
 	a.topt.cpu_clock = a.sampling == SAMPLING_CPU ||
-			   (a.sampling == SAMPLING_AUTO && pmus.nr_channels == 0);
+			   (a.sampling == SAMPLING_AUTO && !a.upstream && pmus.nr_channels == 0);
 	if (a.topt.cpu_clock)
 		meta.flags |= META_CPU_CLOCK;
 	if (fd >= 0) {

@@ -31,6 +31,7 @@ struct task {
 	int sampled;	     /* stopped for the current sample (or held in a stop of its own) */
 	int read_asleep;     /* read asleep, not stopped, in the current sample */
 	int taken;	     /* its thread-sample of the current sample is taken */
+	uint32_t taken_at;   /* ... at this index of the sample's thread-samples */
 	uint64_t pc, cpu_ns; /* as last read */
 	uint64_t last_delta; /* CPU time in the last sampled interval */
 	struct sched_counts sched; /* its scheduler counts at the sampling instant */

@@ -77,6 +77,7 @@ struct tracer {
 	uint32_t next_slot;
 
 	uint64_t period_ns, start_ns, deadline, end_ns;
+	uint64_t last_written; /* the time of the last sample written */
 	uint64_t rng;	 /* xorshift state for dither() */
 	/* how long interrupts took to stop threads in user code (see task_weigh()) */
 	uint32_t ipi_hist[IPI_BINS];
@@ -469,6 +470,13 @@ static void timer_stopped(struct tracer *t, struct task *task)
 		}
 	}
 	resume_task(t, task);
+	/*
+	 * With channels, written at once: a system-wide reading's increase then covers the
+	 * interval that ends at this tick, which the thread-sample's CPU time ends at too (read
+	 * at the next sampling instant it would also hold what ran after the tick).
+	 */
+	if (task->taken && !t->sample_open && t->o.pmus && t->o.pmus->nr_channels)
+		write_sample(t, now_ns());
 }
 
 static int is_stop_signal(int sig)
@@ -1067,6 +1075,7 @@ static void take_thread(struct tracer *t, struct task *task)
 	if (!ok || !task->pc)
 		return;
 	task->taken = 1;
+	task->taken_at = n;
 	before = task->cpu_ns;
 	cputime_read(&task->cputime, &task->cpu_ns, &sched);
 	task->last_delta = task->cpu_ns > before ? task->cpu_ns - before : 0;
@@ -1136,9 +1145,40 @@ static void move_thread_sample(struct tracer *t, uint32_t to, uint32_t from)
 		       nch * sizeof(int64_t));
 }
 
+/*
+ * With CPU clocks and channels: whether the current sample is to wait for the next. Its channels'
+ * increase is shared out among the thread-samples that found threads on a CPU, and a sample
+ * without any, while a thread was running between two ticks of its clock, would leave it to
+ * nobody: it is then not written, its threads' places are dropped, and the next sample covers
+ * the interval too (at most 50 ms of them). While every thread sleeps, the increase is the
+ * machine's, not the program's, and the sample is written.
+ */
+static int sample_waits(struct tracer *t, uint32_t first)
+{
+	int running = 0;
+
+	if (!t->o.cpu_clock || !t->o.pmus || !t->o.pmus->nr_channels ||
+	    t->sample_time - t->last_written >= 50 * 1000 * 1000ULL)
+		return 0;
+	for (uint32_t i = 0; i < t->nts; i++)
+		if (t->ts[i].state == TS_ONCPU && t->ts[i].slot != SLOT_GONE)
+			return 0;
+	for (size_t i = 0; i < t->tt.nr; i++)
+		running |= t->tt.tasks[i]->seen_running;
+	if (!running)
+		return 0;
+	for (size_t i = 0; i < t->tt.nr; i++)
+		if (t->tt.tasks[i]->taken && t->tt.tasks[i]->taken_at >= first)
+			t->tt.tasks[i]->taken = 0;
+	t->nts = first;
+	return 1;
+}
+
 static void sample(struct tracer *t)
 {
 	uint64_t end;
+	uint32_t first = t->nts;
+	int waits;
 
 	/*
 	 * A safety net: the event loop learns of a status from SIGCHLD, and one status whose
@@ -1158,6 +1198,7 @@ static void sample(struct tracer *t)
 	 * CPU clocks, where they are. */
 	for (size_t i = 0; i < t->tt.nr; i++)
 		take_thread(t, t->tt.tasks[i]);
+	waits = sample_waits(t, first);
 	t->sample_open = 0;
 	t->sampling = 0;
 	/* Tasks held in a stop of their own go back to it; any other still stopped goes on. */
@@ -1174,6 +1215,8 @@ static void sample(struct tracer *t)
 	t->st.stopped_ns += end - t->sample_time;
 	if (end - t->sample_time > t->st.max_stop_ns)
 		t->st.max_stop_ns = end - t->sample_time;
+	if (waits)
+		return;
 	t->st.samples++;
 	write_sample(t, t->sample_time);
 }
@@ -1260,6 +1303,7 @@ static void write_sample(struct tracer *t, uint64_t time)
 	t->sampling = was_sampling;
 	t->sample_time = was_time;
 
+	t->last_written = time;
 	rec.sample = (struct profile_sample){ .time = time, .nr_threads = n,
 					      .threads = t->ts,
 					      .values = nch ? t->sys_values : NULL,

@@ -32,3 +32,21 @@ grep -q 'seccomp' "$T/err" || fail "no word of the seccomp fallback: $(cat "$T/e
 "$PPERF" info "$T/n.data" | grep -q "all threads at once (snapshot)" || fail "info does not say snapshot"
 "$PPERF" record --sampling sometimes -- true 2>"$T/err" && fail "--sampling sometimes accepted"
 grep -q "'cpu' or 'snapshot'" "$T/err" || fail "bad --sampling message: $(cat "$T/err")"
+
+# With channels (a meter's log merged on), the energy goes with the ticks' thread-samples: the
+# hot phase's share close to the program's own account (the ticks blur each phase change by up
+# to 4 ms), and little left to nobody (the program never sleeps).
+"$PPERF" record -q --sampling cpu -e task-clock -o "$T/e.data" -- "$PROGS/power-phases" "$T/log.csv" 1.2 \
+	>"$T/own" 2>"$T/err" || fail "record --sampling cpu -e: $(cat "$T/err")"
+"$PPERF" merge "$T/e.data" "$T/log.csv" --clock realtime --name meter -o "$T/m.data" 2>"$T/err" ||
+	fail "merge: $(cat "$T/err")"
+"$PPERF" report --sort sym "$T/m.data" >"$T/rep" || fail "report"
+read -r total unattr < <(awk '/^# meter:/ { print $3, $7 }' "$T/rep")
+awk -v t="$total" -v u="$unattr" 'BEGIN { exit !(u <= t / 4) }' ||
+	fail "$unattr of $total J left to nobody: $(head -8 "$T/rep")"
+own=$(awk '$1 == "phase_hot" { for (i = 2; i < NF; i++) if ($i == "share") print $(i + 1) }' "$T/own")
+"$PPERF" report --format csv --sort sym "$T/m.data" >"$T/rep.csv" || fail "report csv"
+share=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "meter (J)") c = i; next }
+	$NF == "phase_hot" { h = $c } $NF == "phase_cool" { k = $c } END { if (h + k > 0) print 100 * h / (h + k) }' "$T/rep.csv")
+echo "energy at ticks: phase_hot $share% of the two (program: $own%), $unattr of $total J left to nobody"
+within "${share:-0}" "$own" 6 || fail "phase_hot's energy share ${share:-none}%, the program's $own%"
