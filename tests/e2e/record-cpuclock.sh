@@ -34,8 +34,11 @@ grep -q 'seccomp' "$T/err" || fail "no word of the seccomp fallback: $(cat "$T/e
 grep -q "'cpu' or 'snapshot'" "$T/err" || fail "bad --sampling message: $(cat "$T/err")"
 
 # With channels (a meter's log merged on), the energy goes with the ticks' thread-samples: the
-# hot phase's share close to the program's own account (the ticks blur each phase change by up
-# to 4 ms), and little left to nobody (the program never sleeps).
+# hot phase's share near the program's own account, and little left to nobody (the program never
+# sleeps). Near, not within a point or two: energy changes hands only at the ticks, so each phase
+# change is blurred by the time to the next tick, and while the program waits for a CPU the
+# power it claims goes to its next tick too (2-4 points alone, 10 beside the other tests; the
+# snapshots, the default with channels, hand it over every period).
 "$PPERF" record -q --sampling cpu -e task-clock -o "$T/e.data" -- "$PROGS/power-phases" "$T/log.csv" 1.2 \
 	>"$T/own" 2>"$T/err" || fail "record --sampling cpu -e: $(cat "$T/err")"
 "$PPERF" merge "$T/e.data" "$T/log.csv" --clock realtime --name meter -o "$T/m.data" 2>"$T/err" ||
@@ -49,4 +52,4 @@ own=$(awk '$1 == "phase_hot" { for (i = 2; i < NF; i++) if ($i == "share") print
 share=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "meter (J)") c = i; next }
 	$NF == "phase_hot" { h = $c } $NF == "phase_cool" { k = $c } END { if (h + k > 0) print 100 * h / (h + k) }' "$T/rep.csv")
 echo "energy at ticks: phase_hot $share% of the two (program: $own%), $unattr of $total J left to nobody"
-within "${share:-0}" "$own" 6 || fail "phase_hot's energy share ${share:-none}%, the program's $own%"
+within "${share:-0}" "$own" 12 || fail "phase_hot's energy share ${share:-none}%, the program's $own%"
