@@ -3,6 +3,7 @@
 # no signal of pperf's pending; a program that uses the same signal itself gets its own and no
 # other; a process that filters system calls (seccomp: timer_create kills it) is never made to
 # call one and is sampled by stops; every mode is said by info.
+# serial: the energy check is blurred further by the other tests' load (see there).
 . "$(dirname "$0")/lib.sh"
 S=$PROGS/sigmask
 
