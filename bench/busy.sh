@@ -4,7 +4,7 @@
 # both sampling modes: what the program pays (its wall time under pperf against its wall time
 # without, in the same condition), how many thread-samples found it on a CPU per second of its
 # CPU time, and, for the stops pperf makes itself (snapshots), how long a thread stays stopped
-# once it has stopped.
+# once it has stopped; and what a stop holds the program, from its own view (bench/stalls).
 #   bench/busy.sh BUILD_DIR [RUNS]     (medians of RUNS runs, default 5)
 set -eu
 build=${1:-build}
@@ -58,4 +58,40 @@ for mode in cpu snapshot; do
 		stop_hogs
 		echo "| $mode | $n | $(nproc) CPU hogs | $s % | $r | $h |"
 	done
+done
+
+# held MODE: the program's own view of a stop: bench/stalls (one thread reading the clock) alone
+# and under pperf; (its stalls under pperf - alone) / pperf's stops, in us; median of the runs.
+stalls=$build/bench/stalls
+held() {
+	local i a b s
+	: >"$tmp/h"
+	for i in $(seq "$runs"); do
+		a=$("$stalls" 2 | awk '{ print $4 }')
+		b=$("$pperf" record -v --sampling "$1" -o "$tmp/p.data" -- "$stalls" 2 2>"$tmp/v" | awk '{ print $4 }')
+		if [ "$1" = cpu ]; then
+			s=$(awk '/pperf: CPU clocks/ { print $4 }' "$tmp/v")
+		else
+			s=$(awk '/pperf: held/ { n = $8; gsub(/\(/, "", n); print n }' "$tmp/v")
+		fi
+		awk -v a="$a" -v b="$b" -v s="$s" 'BEGIN { if (s > 0) printf "%.0f\n", (b - a) / s }' >>"$tmp/h"
+	done
+	median <"$tmp/h"
+}
+
+echo
+echo "What a stop holds the program, as it feels it: \`bench/stalls\` (one thread reading the clock,"
+echo "adding up every gap over 3 us) under pperf against alone, per stop pperf made; medians of $runs runs."
+echo
+echo "| sampling | idle (us per stop) | $(nproc) CPU hogs (us per stop) | busy / idle |"
+echo "| --- | --- | --- | --- |"
+for mode in cpu snapshot; do
+	hi=$(held "$mode")
+	for _ in $(seq "$(nproc)"); do
+		sh -c 'while :; do :; done' &
+		hogs+=($!)
+	done
+	hb=$(held "$mode")
+	stop_hogs
+	echo "| $mode | $hi | $hb | $(awk -v a="$hb" -v b="$hi" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }') |"
 done
