@@ -379,7 +379,9 @@ static int next_record(struct profile_reader *r)
 	if (len > NATIVE_MAX_RECORD)
 		return corrupt(r, r->rec_offset, "record length %llu exceeds the limit of %u bytes",
 			       (unsigned long long)len, NATIVE_MAX_RECORD);
-	/* Grow with the data actually present, not with what the length claims. */
+	/* Grow with the data actually present, not with what the length claims; an empty first
+	 * record still gets a buffer, as the cursors over it do arithmetic on its address. */
+	ALLOC_GROW(r->payload, r->payload_alloc, 1);
 	r->payload_len = 0;
 	while (r->payload_len < len) {
 		size_t want = (size_t)len - r->payload_len;
