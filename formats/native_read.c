@@ -419,10 +419,11 @@ static int decode_meta(struct profile_reader *r)
 		uint32_t key = get_u32(&c, "key");
 		size_t len;
 		const uint8_t *val = get_bytes(&c, &len);
-		struct cur v = { r, val, val + len, 0 };
+		struct cur v;
 
 		if (!val)
 			break;
+		v = (struct cur){ r, val, val + len, 0 };
 		switch (key) {
 		case META_HOSTNAME:
 		case META_OSRELEASE:
