@@ -510,7 +510,9 @@ static int decode_meta(struct profile_reader *r)
 	META_STRING(pperf_version, META_PPERF_VERSION);
 	META_STRING(cpuid, META_CPUID);
 #undef META_STRING
-	if (m->period_ns == 0 && m->freq_hz > 0 && isfinite(m->freq_hz))
+	/* a frequency so low that its period does not fit 64 bits leaves it 0, as none does */
+	if (m->period_ns == 0 && m->freq_hz > 0 && isfinite(m->freq_hz) &&
+	    1e9 / m->freq_hz < 18446744073709551616.0)
 		m->period_ns = (uint64_t)(1e9 / m->freq_hz);
 	r->last_time = m->start_time;
 	return 0;
