@@ -144,12 +144,14 @@ int legacy_detect(const uint8_t *buf, size_t len, uint64_t file_size)
 	uint32_t psize, nmaps;
 	size_t i;
 
-	if (len < LEGACY_HEADER_SIZE + 8 || le32(buf) > LEGACY_PMU_POWER)
+	/* A profile without samples or maps is its header alone (36 bytes); any other holds
+	 * 8 bytes more at least, a map or the first sample's time. */
+	if (len < LEGACY_HEADER_SIZE || le32(buf) > LEGACY_PMU_POWER)
 		return 0;
 	for (i = 0; i < LEGACY_HEADER_SIZE && !buf[i]; i++)
 		;
 	if (i == LEGACY_HEADER_SIZE) /* killed upstream sampler: header never written */
-		return plausible_time(le64(buf + LEGACY_HEADER_SIZE));
+		return len >= LEGACY_HEADER_SIZE + 8 && plausible_time(le64(buf + LEGACY_HEADER_SIZE));
 	samples = le64(buf + 20);
 	psize = le32(buf + 28);
 	nmaps = le32(buf + 32);
@@ -160,7 +162,7 @@ int legacy_detect(const uint8_t *buf, size_t len, uint64_t file_size)
 	maps_bytes = (uint64_t)nmaps * LEGACY_VMMAP_SIZE;
 	if (!samples)
 		return file_size == LEGACY_HEADER_SIZE + maps_bytes;
-	return plausible_time(le64(buf + LEGACY_HEADER_SIZE));
+	return len >= LEGACY_HEADER_SIZE + 8 && plausible_time(le64(buf + LEGACY_HEADER_SIZE));
 }
 
 /* A VMMap as upstream writes it: page-aligned, a whole number of pages, a NUL-ended name. */
