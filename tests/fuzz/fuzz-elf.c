@@ -5,6 +5,8 @@
  * process's code, and addresses across that code are looked up with source lines and inline
  * frames (report/symbols.c: lib/elfload.c's checks, libelf, libdw), then unwound from made-up
  * registers and a stack of addresses in it (report/unwind.c: libdwfl and the file's CFI).
+ * The same bytes are also the file's separate debug file, for a .gnu_debuglink naming
+ * "elf.debug" (one seed has it): the lookups and the unwinder then read it too.
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -80,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t id[BUILD_ID_MAX];
 	int n;
 
+	fuzz_file("elf.debug", data, size); /* its debug file, if its debuglink names it */
 	/* The recorded build-id is the file's own: a mismatch would only leave it unused. */
 	code_map(path, &rec.mmap, &code, &code_len);
 	n = read_build_id(path, id);

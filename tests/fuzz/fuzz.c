@@ -11,7 +11,7 @@
 #include "../../lib/util.h"
 
 /* Every file a target makes in its directory (removed at exit). */
-static const char *const names[] = { "in", "in2", "log", "out", "elf" };
+static const char *const names[] = { "in", "in2", "log", "out", "elf", "elf.debug" };
 
 static char dir[128];
 
