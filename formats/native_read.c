@@ -856,8 +856,8 @@ static int decode_sample(struct profile_reader *r, struct profile_record *rec)
 		if (r->meta.version_minor >= 1) {
 			int64_t w = (int64_t)(time - st->seen);
 
-			if (code == STATE_ONCPU_WEIGHED)
-				w += get_s(&c);
+			if (code == STATE_ONCPU_WEIGHED) /* wraps as the writer's difference did */
+				w = (int64_t)((uint64_t)w + (uint64_t)get_s(&c));
 			if (code > STATE_EDGE)
 				return cur_fail(&c, "unknown thread state");
 			t->state = code == STATE_OFFCPU ? TS_OFFCPU :
