@@ -42,13 +42,13 @@ static void read_back(const char *path)
 	int n;
 
 	if (!r) {
-		fprintf(stderr, "fuzz: convert --to pperf1 wrote '%s', which does not open\n", path);
+		fprintf(stderr, "fuzz: convert --to pperf1 wrote '%s': it does not open\n", path);
 		abort();
 	}
 	while ((n = profile_read(r, &rec)) > 0)
 		;
 	if (n < 0) {
-		fprintf(stderr, "fuzz: convert --to pperf1 wrote '%s', which does not read\n", path);
+		fprintf(stderr, "fuzz: convert --to pperf1 wrote '%s': it does not read\n", path);
 		abort();
 	}
 	profile_reader_close(r);

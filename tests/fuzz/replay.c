@@ -62,8 +62,8 @@ static int replay_dir(const char *dir, int must)
 
 	if (!d) {
 		if (must || errno != ENOENT)
-			fprintf(stderr, "cannot open '%s' (run from the top of the tree): %s\n", dir,
-				strerror(errno));
+			fprintf(stderr, "cannot open '%s' (run from the top of the tree): %s\n",
+				dir, strerror(errno));
 		return must || errno != ENOENT ? -1 : 0;
 	}
 	while ((e = readdir(d))) {
