@@ -105,6 +105,7 @@ int cmd_diff(int argc, char **argv)
 		return c == -2 ? EXIT_USAGE : EXIT_FAIL;
 	if (report_build(argv[optind + 1], sort, wall, 0, 0, &wb, NULL, NULL, &rb, &tb, &pb) < 0) {
 		report_free(&ra);
+		walk_totals_free(&ta);
 		profile_reader_close(pa);
 		return EXIT_FAIL;
 	}

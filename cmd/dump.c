@@ -115,7 +115,7 @@ static void dump_record(const struct profile_reader *r, const struct profile_rec
 			 * (formats/attrib.h) */
 			printf(" %s weight %" PRIu64 " charged %" PRIu64, tsample_state_name(t->state),
 			       t->state == TS_ONCPU || t->state == TS_UNKNOWN ? t->cpu_weight : 0,
-			       (uint64_t)(cpu[i] + 0.5));
+			       attrib_ns(cpu[i]));
 			if (t->stack) {
 				printf("\n%24s stack %u frames%s:", "", t->stack->nr_frames,
 				       t->stack->flags & STACK_TRUNCATED ? " (truncated)" : "");

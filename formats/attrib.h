@@ -40,6 +40,17 @@ void attrib_free(struct attrib *a);
 const double *attrib_sample(struct attrib *a, const struct profile_sample *s, double *sum);
 
 /*
+ * A thread-sample's CPU time from attrib_sample() in whole ns, as reports and converters count
+ * it; a crafted profile's can lie past 2^64 ns, which is held at the largest.
+ */
+static inline uint64_t attrib_ns(double cpu)
+{
+	if (!(cpu > 0))
+		return 0;
+	return cpu + 0.5 < 18446744073709551616.0 ? (uint64_t)(cpu + 0.5) : UINT64_MAX;
+}
+
+/*
  * The part of each system channel's increase over the sample's interval that thread-sample i
  * gets: its share of the sample's CPU time (cpu and sum from attrib_sample()). When no thread
  * was on a CPU (sum 0) every share is 0, and the increase stays unattributed: it went to other

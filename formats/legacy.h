@@ -28,12 +28,16 @@ enum legacy_pmu {
 };
 
 /*
- * 1 if the first bytes of a file (buf, len of them: at least 44 are needed, the header and a
- * first sample's time) look like a legacy profile of file_size bytes: a magic of 0-3 and
- * counts that fit the file, or the all-zero header upstream leaves when it is killed, followed
- * by a sample stamped with a plausible wall-clock time.
+ * 1 if the first bytes of a file (buf, len of them: 44 are needed, the header and a first
+ * sample's time, but for a profile of its header alone) look like a legacy profile of
+ * file_size bytes: a magic of 0-3 and counts that fit the file, or the all-zero header
+ * upstream leaves when it is killed, followed by a sample stamped with a plausible wall-clock
+ * time.
  */
 int legacy_detect(const uint8_t *buf, size_t len, uint64_t file_size);
+/* 1 if a sample's time of day (us since 1970) is one legacy_detect() finds plausible: from
+ * 2001 to 2286. The writer stamps no sample otherwise. */
+int legacy_plausible_time(uint64_t us);
 
 /*
  * The reader: decodes a legacy profile into the records of profile.h (META flagged
@@ -58,7 +62,8 @@ void legacy_close(struct legacy_reader *lr);
  * The writer: converts a whole profile (any format) into upstream's layout on fd, which must
  * be seekable (the header is written last, as upstream does). Only one process and one PMU
  * value fit: the first process is kept and the first system channel becomes the PMU value;
- * what is dropped is said in a warning. Returns 0, or -1 after a message.
+ * what is dropped is said in a warning. A profile whose clock reference puts a sample outside
+ * legacy_plausible_time() is refused. Returns 0, or -1 after a message.
  */
 int legacy_write(struct profile_reader *r, int fd, const char *name);
 

@@ -133,7 +133,7 @@ static const uint8_t *get(struct legacy_reader *lr, uint64_t off, size_t n)
 	return (size_t)got >= n ? lr->win : NULL;
 }
 
-static int plausible_time(uint64_t us)
+int legacy_plausible_time(uint64_t us)
 {
 	return us >= MIN_TIME_US && us < MAX_TIME_US;
 }
@@ -144,12 +144,15 @@ int legacy_detect(const uint8_t *buf, size_t len, uint64_t file_size)
 	uint32_t psize, nmaps;
 	size_t i;
 
-	if (len < LEGACY_HEADER_SIZE + 8 || le32(buf) > LEGACY_PMU_POWER)
+	/* A profile without samples or maps is its header alone (36 bytes); any other holds
+	 * 8 bytes more at least, a map or the first sample's time. */
+	if (len < LEGACY_HEADER_SIZE || le32(buf) > LEGACY_PMU_POWER)
 		return 0;
 	for (i = 0; i < LEGACY_HEADER_SIZE && !buf[i]; i++)
 		;
 	if (i == LEGACY_HEADER_SIZE) /* killed upstream sampler: header never written */
-		return plausible_time(le64(buf + LEGACY_HEADER_SIZE));
+		return len >= LEGACY_HEADER_SIZE + 8 &&
+		       legacy_plausible_time(le64(buf + LEGACY_HEADER_SIZE));
 	samples = le64(buf + 20);
 	psize = le32(buf + 28);
 	nmaps = le32(buf + 32);
@@ -160,7 +163,8 @@ int legacy_detect(const uint8_t *buf, size_t len, uint64_t file_size)
 	maps_bytes = (uint64_t)nmaps * LEGACY_VMMAP_SIZE;
 	if (!samples)
 		return file_size == LEGACY_HEADER_SIZE + maps_bytes;
-	return plausible_time(le64(buf + LEGACY_HEADER_SIZE));
+	return len >= LEGACY_HEADER_SIZE + 8 &&
+	       legacy_plausible_time(le64(buf + LEGACY_HEADER_SIZE));
 }
 
 /* A VMMap as upstream writes it: page-aligned, a whole number of pages, a NUL-ended name. */
@@ -187,7 +191,7 @@ static int samples_parse(struct legacy_reader *lr, uint32_t psize)
 		if (!p)
 			return off == lr->size && k > 0;
 		n = le32(p + 8 + psize);
-		if (!plausible_time(le64(p)) || le64(p) + 1000000 < prev || !n || n > 65536)
+		if (!legacy_plausible_time(le64(p)) || le64(p) + 1000000 < prev || !n || n > 65536)
 			return 0;
 		prev = le64(p);
 		off += 12 + psize;

@@ -180,6 +180,14 @@ int legacy_write(struct profile_reader *r, int fd, const char *name)
 			uint8_t b[12];
 			uint32_t k = 0;
 
+			/* upstream's profiles are recognized by their samples' times of day */
+			if (!legacy_plausible_time(rt / 1000)) {
+				error("'%s': the profile's clock reference puts a sample at %llu s "
+				      "after 1970, which upstream's format cannot hold (2001 to "
+				      "2286)",
+				      name, (unsigned long long)(rt / 1000000000));
+				goto out;
+			}
 			pmu = pmu_index < 0 ? NULL : profile_reader_channel(r, (uint32_t)pmu_index);
 			v = pmu_value(r, pmu, s, prev_time);
 			prev_time = s->time;

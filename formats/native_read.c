@@ -379,7 +379,9 @@ static int next_record(struct profile_reader *r)
 	if (len > NATIVE_MAX_RECORD)
 		return corrupt(r, r->rec_offset, "record length %llu exceeds the limit of %u bytes",
 			       (unsigned long long)len, NATIVE_MAX_RECORD);
-	/* Grow with the data actually present, not with what the length claims. */
+	/* Grow with the data actually present, not with what the length claims; an empty first
+	 * record still gets a buffer, as the cursors over it do arithmetic on its address. */
+	ALLOC_GROW(r->payload, r->payload_alloc, 1);
 	r->payload_len = 0;
 	while (r->payload_len < len) {
 		size_t want = (size_t)len - r->payload_len;
@@ -417,10 +419,11 @@ static int decode_meta(struct profile_reader *r)
 		uint32_t key = get_u32(&c, "key");
 		size_t len;
 		const uint8_t *val = get_bytes(&c, &len);
-		struct cur v = { r, val, val + len, 0 };
+		struct cur v;
 
 		if (!val)
 			break;
+		v = (struct cur){ r, val, val + len, 0 };
 		switch (key) {
 		case META_HOSTNAME:
 		case META_OSRELEASE:
@@ -507,7 +510,9 @@ static int decode_meta(struct profile_reader *r)
 	META_STRING(pperf_version, META_PPERF_VERSION);
 	META_STRING(cpuid, META_CPUID);
 #undef META_STRING
-	if (m->period_ns == 0 && m->freq_hz > 0 && isfinite(m->freq_hz))
+	/* a frequency so low that its period does not fit 64 bits leaves it 0, as none does */
+	if (m->period_ns == 0 && m->freq_hz > 0 && isfinite(m->freq_hz) &&
+	    1e9 / m->freq_hz < 18446744073709551616.0)
 		m->period_ns = (uint64_t)(1e9 / m->freq_hz);
 	r->last_time = m->start_time;
 	return 0;
@@ -851,8 +856,8 @@ static int decode_sample(struct profile_reader *r, struct profile_record *rec)
 		if (r->meta.version_minor >= 1) {
 			int64_t w = (int64_t)(time - st->seen);
 
-			if (code == STATE_ONCPU_WEIGHED)
-				w += get_s(&c);
+			if (code == STATE_ONCPU_WEIGHED) /* wraps as the writer's difference did */
+				w = (int64_t)((uint64_t)w + (uint64_t)get_s(&c));
 			if (code > STATE_EDGE)
 				return cur_fail(&c, "unknown thread state");
 			t->state = code == STATE_OFFCPU ? TS_OFFCPU :

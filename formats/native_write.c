@@ -422,7 +422,8 @@ static void put_stack_bytes(struct buf *p, struct slot_state *st, const struct p
 	}
 	if (st->stk_size < u->size)
 		st->stk = xrealloc(st->stk, u->size);
-	memcpy(st->stk, u->data, u->size);
+	if (u->size) /* an empty copy may come with no buffer, and the thread's may be none yet */
+		memcpy(st->stk, u->data, u->size);
 	st->stk_sp = u->sp;
 	st->stk_size = u->size;
 }

@@ -332,7 +332,7 @@ static int convert_sample(struct conv *c, const struct profile_sample *s)
 		since = ts->known ? ts->last_time : c->prev_time;
 		since = s->time > since ? s->time - since : 0;
 		share = attrib_share(cpu, i, cpu_sum);
-		if (emit(c, 0, t, s->time, (uint64_t)(cpu[i] + 0.5)) < 0)
+		if (emit(c, 0, t, s->time, attrib_ns(cpu[i])) < 0)
 			return -1;
 		if (c->wall_event != UINT32_MAX && emit(c, c->wall_event, t, s->time, since) < 0)
 			return -1;

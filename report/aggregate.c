@@ -332,6 +332,8 @@ int report_build(const char *input, const char *sort, int wall, int inline_frame
 	wo->sym.lines = report_keys_need_lines(rep);
 	/* Channels are all read before the first sample: the walk sees them all. */
 	if (walk_profile(r, wo, report_add, rep, totals) < 0) {
+		if (totals)
+			walk_totals_free(totals); /* the walk fills them even when it fails */
 		report_free(rep);
 		profile_reader_close(r);
 		return -1;

@@ -595,9 +595,70 @@ static const char *file_of(Dwarf_Die *cu, Dwarf_Word idx)
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
+/* How deep scopes nest at most (functions, blocks, namespaces), and how many DIEs one lookup
+ * looks at: a crafted file's tree, or a sibling link that loops, cannot make it go on. */
+#define MAX_SCOPE_DEPTH 64
+#define MAX_SCOPE_DIES (1 << 20)
+
+/*
+ * Follow the scopes holding addr below parent (code: functions, blocks, inlined calls; through
+ * namespaces and classes, which hold functions without code of their own) into path[depth..],
+ * outermost first; the depth reached. In place of libdw's dwarf_getscopes(), which leaks its
+ * array when it meets a malformed DIE (elfutils 0.188).
+ */
+static int scopes_below(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *path, int depth, int nest,
+			int *budget)
+{
+	Dwarf_Die die;
+
+	if (depth == MAX_SCOPE_DEPTH || nest == MAX_SCOPE_DEPTH || dwarf_child(parent, &die) != 0)
+		return depth;
+	do {
+		switch (dwarf_tag(&die)) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_entry_point:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+		case DW_TAG_with_stmt:
+		case DW_TAG_module:
+			if (dwarf_haspc(&die, addr) <= 0)
+				break;
+			path[depth] = die;
+			return scopes_below(&die, addr, path, depth + 1, nest + 1, budget);
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type: {
+			int d = scopes_below(&die, addr, path, depth, nest + 1, budget);
+
+			if (d > depth)
+				return d;
+			break;
+		}
+		default:
+			break;
+		}
+	} while (--*budget > 0 && dwarf_siblingof(&die, &die) == 0);
+	return depth;
+}
+
+/* The scopes holding addr in compile unit cu, innermost first, into scopes[MAX_SCOPE_DEPTH]
+ * (as dwarf_getscopes() gives them); their number. */
+static int code_scopes(Dwarf_Die *cu, uint64_t addr, Dwarf_Die *scopes)
+{
+	Dwarf_Die path[MAX_SCOPE_DEPTH];
+	int budget = MAX_SCOPE_DIES, n = scopes_below(cu, addr, path, 0, 0, &budget);
+
+	for (int i = 0; i < n; i++)
+		scopes[i] = path[n - 1 - i];
+	return n;
+}
+
 static void resolve_line(struct dso *d, struct lineinfo *li)
 {
-	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Die cu, scopes[MAX_SCOPE_DEPTH];
 	Dwarf_Line *line;
 	int n;
 
@@ -608,7 +669,7 @@ static void resolve_line(struct dso *d, struct lineinfo *li)
 		li->file = dwarf_linesrc(line, NULL, NULL);
 		dwarf_lineno(line, &li->line);
 	}
-	n = dwarf_getscopes(&cu, li->addr, &scopes);
+	n = code_scopes(&cu, li->addr, scopes);
 	for (int i = 0; i < n && li->nr_inline < SYM_MAX_INLINE; i++) {
 		Dwarf_Attribute a;
 		Dwarf_Word file = 0, lineno = 0;
@@ -622,7 +683,6 @@ static void resolve_line(struct dso *d, struct lineinfo *li)
 		li->inline_line[li->nr_inline] = (int)lineno;
 		li->nr_inline++;
 	}
-	free(scopes);
 }
 
 static struct lineinfo *lookup_line(struct dso *d, uint64_t addr)

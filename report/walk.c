@@ -128,7 +128,7 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 			struct walk_sample ws = {
 				.time = ps->time > meta->start_time ? ps->time - meta->start_time : 0,
 				.pid = ts->pid, .tid = ts->tid, .comm = comm_slot(&comms, ts->tid)->name,
-				.pc = ts->pc, .cpu_ns = (uint64_t)(cpu[i] + 0.5), .wall_ns = wall,
+				.pc = ts->pc, .cpu_ns = attrib_ns(cpu[i]), .wall_ns = wall,
 				.stack = ts->stack, .symbolizer = sym,
 				.nr_channels = nch, .share = share, .reading = reading
 			};

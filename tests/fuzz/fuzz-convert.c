@@ -1,0 +1,110 @@
+/*
+ * libFuzzer target: `pperf convert` whole (cmd_convert) on a mutated profile, to every format:
+ * perf.data (to a file or perf's pipe mode, --wall, --perf-unwind), CSV, folded stacks (each
+ * weight, --comm, --inline) and upstream pperf's profile, picked by the input's first byte;
+ * the profile is the rest. A profile converted to upstream's format must read back.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../cmd/cmd.h"
+#include "../../formats/profile.h"
+#include "../../lib/util.h"
+#include "fuzz.h"
+
+/* The options: byte 0 of the input. */
+enum {
+	FORMAT = 3 << 0, /* perf, csv, collapsed, pperf1 */
+	/* perf */
+	PERF_WALL = 1 << 2,
+	PERF_UNWIND = 1 << 3,
+	PERF_PIPE = 1 << 4, /* to standard output */
+	/* csv */
+	CSV_NO_LINES = 1 << 2,
+	/* collapsed */
+	FOLD_WEIGHT = 3 << 2, /* cpu, wall, samples, cpu */
+	FOLD_COMM = 1 << 4,
+	FOLD_INLINE = 1 << 5,
+};
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc, (void)argv;
+	fuzz_setup();
+	return 0;
+}
+
+/* The upstream profile convert wrote: every record must read (it may say it is cut short). */
+static void read_back(const char *path)
+{
+	struct profile_reader *r = profile_reader_open(path);
+	struct profile_record rec;
+	int n;
+
+	if (!r) {
+		fprintf(stderr, "fuzz: convert --to pperf1 wrote '%s': it does not open\n", path);
+		abort();
+	}
+	while ((n = profile_read(r, &rec)) > 0)
+		;
+	if (n < 0) {
+		fprintf(stderr, "fuzz: convert --to pperf1 wrote '%s': it does not read\n", path);
+		abort();
+	}
+	profile_reader_close(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const weights[] = { "cpu", "wall", "samples", "cpu" };
+	const char *argv[24], *out = fuzz_path("out");
+	unsigned o, format;
+	int n = 0, ret;
+
+	if (size < 1)
+		return 0;
+	o = data[0];
+	format = o & FORMAT;
+	argv[n++] = "convert";
+	argv[n++] = "-i";
+	argv[n++] = fuzz_file("in", data + 1, size - 1);
+	argv[n++] = "-o";
+	argv[n++] = format == 0 && (o & PERF_PIPE) ? "-" : out; /* "-": perf's pipe mode */
+	switch (format) {
+	case 0:
+		argv[n++] = "--to=perf";
+		argv[n++] = "-f";
+		if (o & PERF_WALL)
+			argv[n++] = "--wall";
+		if (o & PERF_UNWIND)
+			argv[n++] = "--perf-unwind";
+		break;
+	case 1:
+		argv[n++] = "--to=csv";
+		argv[n++] = "--symfs";
+		argv[n++] = fuzz_symfs();
+		if (o & CSV_NO_LINES)
+			argv[n++] = "--no-lines";
+		break;
+	case 2:
+		argv[n++] = "--to=collapsed";
+		argv[n++] = "--symfs";
+		argv[n++] = fuzz_symfs();
+		argv[n++] = "--weight";
+		argv[n++] = weights[(o & FOLD_WEIGHT) >> 2];
+		if (o & FOLD_COMM)
+			argv[n++] = "--comm";
+		if (o & FOLD_INLINE)
+			argv[n++] = "--inline";
+		break;
+	default:
+		argv[n++] = "--to=pperf1";
+		break;
+	}
+	argv[n] = NULL;
+	ret = fuzz_command(cmd_convert, argv);
+	if (format == 3 && ret == EXIT_OK)
+		read_back(out);
+	fuzz_remove("out");
+	return 0;
+}
