@@ -390,8 +390,14 @@ static int arm_timer(struct tracer *t, struct task *task)
 	}
 	if (cputimer_status(p->pid, task->tid, &cs) == 0 && cs.filtered)
 		p->no_timers = 1;
-	/* a signal it blocks would stay queued, where the program could see it (sigpending) */
-	if (cs.blocked && !p->no_timers) {
+	/*
+	 * A signal it blocks would stay queued, where the program could see it (sigpending).
+	 * Not at a new thread's first stop: its thread library blocks every signal until it has
+	 * set the thread up, a few microseconds, far less than a period of CPU time; a timer made
+	 * later would be made at an interrupt, which a thread on its way to sleep in a call such
+	 * as epoll_wait() would see as EINTR.
+	 */
+	if (cs.blocked && !p->no_timers && task->state != TASK_NEW) {
 		task->timer_state = TIMER_BLOCKED;
 		return 0;
 	}

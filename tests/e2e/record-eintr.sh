@@ -1,0 +1,64 @@
+# The program cannot tell it is profiled: threads that keep going to sleep in epoll_wait,
+# epoll_pwait, sigtimedwait, poll, select, read on a pipe and futex waits (calls that a stop of
+# their thread makes fail with EINTR) and in nanosleep/clock_nanosleep (which must not return
+# early), beside a busy thread (tests/progs/eintr, about 5,000 calls a second), run 20 times idle
+# and 20 times beside one CPU hog per CPU started here, and as nobody: not one EINTR, not one
+# early return, as without pperf. Sampled at their CPU clocks' ticks, sleeping threads are never
+# stopped. The snapshots' race (README, Limits) is counted and shown, not checked.
+# serial: its CPU hogs would slow the other tests down.
+. "$(dirname "$0")/lib.sh"
+hogs=()
+start_hogs() {
+	for _ in $(seq "$(nproc)"); do
+		sh -c 'while :; do :; done' &
+		hogs+=($!)
+	done
+}
+stop_hogs() {
+	[ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null
+	wait 2>/dev/null
+	hogs=()
+}
+trap 'stop_hogs; rm -rf "$T"' EXIT
+cp "$PPERF" "$PROGS/eintr" "$T/" && chmod 755 "$T/pperf" "$T/eintr"
+mkdir "$T/out" && chmod 777 "$T/out"
+asuser=()
+[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+	asuser=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+
+"$T/eintr" 0.3 >"$T/alone" || fail "eintr alone"
+grep -q '^eintr 0 early 0 ' "$T/alone" || skip "the program sees EINTR without pperf: $(cat "$T/alone")"
+
+# runs WHAT N [--nobody] [OPTIONS...]: N recordings; fails on any EINTR or early return
+runs() {
+	local what=$1 n=$2 who=() calls=0 line
+	shift 2
+	[ "${1:-}" = --nobody ] && { who=("${asuser[@]}"); shift; }
+	for _ in $(seq "$n"); do
+		rm -f "$T/out/e.data"
+		line=$("${who[@]}" "$T/pperf" record -q "$@" -o "$T/out/e.data" -- "$T/eintr" 0.4) ||
+			fail "$what: record exited $?"
+		case $line in
+		"eintr 0 early 0 "*) calls=$((calls + ${line##* })) ;;
+		*) fail "$what: the program saw: $line" ;;
+		esac
+	done
+	echo "$what: $n runs, $calls calls, no EINTR, no early return"
+}
+# snapshots WHAT: 10 recordings with --sampling snapshot; prints how many EINTR the race gave
+snapshots() {
+	local n=0 line
+	for _ in $(seq 10); do
+		line=$("$T/pperf" record -q --sampling snapshot -o "$T/out/e.data" -- "$T/eintr" 0.4)
+		n=$((n + $(echo "$line" | awk '{ print $2 }')))
+	done
+	echo "$1 (not checked): --sampling snapshot, 10 runs, $n EINTR"
+}
+
+runs "idle" 20
+snapshots "idle"
+start_hogs
+runs "beside $(nproc) CPU hogs" 20
+[ ${#asuser[@]} -gt 0 ] && runs "as nobody beside $(nproc) CPU hogs" 5 --nobody
+snapshots "beside $(nproc) CPU hogs"
+stop_hogs
