@@ -4,7 +4,8 @@
 # early), beside a busy thread (tests/progs/eintr, about 5,000 calls a second), run 20 times idle
 # and 20 times beside one CPU hog per CPU started here, and as nobody: not one EINTR, not one
 # early return, as without pperf. Sampled at their CPU clocks' ticks, sleeping threads are never
-# stopped. The snapshots' race (README, Limits) is counted and shown, not checked.
+# stopped. The snapshots' race (README, Limits) is counted and shown, not checked. The program's
+# own CPU-time and wall-clock timers expire as often as without pperf.
 # serial: its CPU hogs would slow the other tests down.
 . "$(dirname "$0")/lib.sh"
 hogs=()
@@ -20,7 +21,7 @@ stop_hogs() {
 	hogs=()
 }
 trap 'stop_hogs; rm -rf "$T"' EXIT
-cp "$PPERF" "$PROGS/eintr" "$T/" && chmod 755 "$T/pperf" "$T/eintr"
+cp "$PPERF" "$PROGS/eintr" "$PROGS/cputimers" "$T/" && chmod 755 "$T/pperf" "$T/eintr" "$T/cputimers"
 mkdir "$T/out" && chmod 777 "$T/out"
 asuser=()
 [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
@@ -45,6 +46,19 @@ runs() {
 	done
 	echo "$what: $n runs, $calls calls, no EINTR, no early return"
 }
+# timers WHAT: 5 recordings of the program's own timers (tests/progs/cputimers): every 20 ms of
+# CPU time (ITIMER_PROF, a POSIX timer on its CPU clock; ITIMER_VIRTUAL counts user time only,
+# so at least 80 % of them) and of wall time (SIGALRM): as many as its own clocks allow, give or
+# take one tick's worth (the kernel checks CPU timers at its ticks), as without pperf.
+timers() {
+	local line
+	for _ in $(seq 5); do
+		line=$("$T/pperf" record -q -o "$T/out/c.data" -- "$T/cputimers") || fail "$1: cputimers"
+		echo "$line" | awk '{ exit !($2 >= $7 - 2 && $4 >= 0.8 * $7 && $6 >= $7 - 2 && $9 >= $11 - 1) }' ||
+			fail "$1: the program's timers: $line"
+	done
+	echo "$1: the program's own timers, 5 runs, the last: $line"
+}
 # snapshots WHAT: 10 recordings with --sampling snapshot; prints how many EINTR the race gave
 snapshots() {
 	local n=0 line
@@ -56,9 +70,11 @@ snapshots() {
 }
 
 runs "idle" 20
+timers "idle"
 snapshots "idle"
 start_hogs
 runs "beside $(nproc) CPU hogs" 20
+timers "beside $(nproc) CPU hogs"
 [ ${#asuser[@]} -gt 0 ] && runs "as nobody beside $(nproc) CPU hogs" 5 --nobody
 snapshots "beside $(nproc) CPU hogs"
 stop_hogs
