@@ -30,6 +30,7 @@ static const char collapsed_usage[] =
 	"      --comm            start each stack with the thread's name\n"
 	"      --inline          expand inlined functions into frames of their own (debug info)\n"
 	"      --symfs DIR       look up the recorded files under DIR first\n"
+	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
 	"  -h, --help            show this help\n";
 
 struct folded {
@@ -55,9 +56,13 @@ static void append(struct collapse *c, const char *s)
 	ALLOC_GROW(c->buf, c->alloc, c->len + n + 2);
 	if (c->len)
 		c->buf[c->len++] = ';';
-	/* ';' separates frames and ' ' ends the stack: neither may appear in a name. */
+	/*
+	 * ';' separates frames and a line is a stack: neither may appear in a name. Spaces may
+	 * (C++'s `f(int, char)`): flamegraph.pl, inferno and speedscope take the weight after
+	 * the last one.
+	 */
 	for (size_t i = 0; i < n; i++)
-		c->buf[c->len++] = s[i] == ';' ? ':' : s[i] == ' ' ? '_' : s[i];
+		c->buf[c->len++] = s[i] == ';' ? ':' : (unsigned char)s[i] < ' ' ? '_' : s[i];
 	c->buf[c->len] = '\0';
 }
 
@@ -167,6 +172,7 @@ int cmd_convert_collapsed(int argc, char **argv)
 		{ "comm", no_argument, NULL, 'c' },
 		{ "inline", no_argument, NULL, 'I' },
 		{ "symfs", required_argument, NULL, 'S' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -200,6 +206,9 @@ int cmd_convert_collapsed(int argc, char **argv)
 			break;
 		case 'S':
 			wo.sym.symfs = optarg;
+			break;
+		case 'M':
+			wo.sym.mangled = 1;
 			break;
 		case 'h':
 			fputs(collapsed_usage, stdout);

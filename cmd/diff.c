@@ -22,6 +22,7 @@ static const char diff_usage[] =
 	"  -s, --sort KEYS       keys as for pperf report (sym, dso, srcline, pid, tid, comm)\n"
 	"      --wall            wall-clock time instead of CPU time\n"
 	"      --symfs DIR       look up the recorded files under DIR first\n"
+	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
 	"      --format FMT      stdio (default) or csv\n"
 	"  -h, --help            show this help\n";
 
@@ -61,6 +62,7 @@ int cmd_diff(int argc, char **argv)
 		{ "wall", no_argument, NULL, 'w' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -84,6 +86,9 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'S':
 			wa.sym.symfs = wb.sym.symfs = optarg;
+			break;
+		case 'M':
+			wa.sym.mangled = wb.sym.mangled = 1;
 			break;
 		case 'f':
 			if (strcmp(optarg, "stdio") && strcmp(optarg, "csv"))

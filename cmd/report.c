@@ -45,6 +45,7 @@ static const char report_usage[] =
 "                        channel's name (e.g. energy per call path)\n"
 	"      --symfs DIR       look up the recorded files under DIR first (profiles from\n"
 	"                        another machine)\n"
+	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
 	"      --format FMT      stdio (default) or csv\n"
 	"  -h, --help            show this help\n";
 
@@ -61,6 +62,7 @@ enum {
 	OPT_CALLERS,
 	OPT_CALLEES,
 	OPT_WEIGHT,
+	OPT_NO_DEMANGLE,
 };
 
 /* The call-graph views (-g, --callers, --callees): their options, and the tree the walk fills. */
@@ -153,6 +155,7 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 		{ "callers", required_argument, NULL, OPT_CALLERS },
 		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -210,6 +213,9 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 			break;
 		case OPT_SYMFS:
 			a->wo.sym.symfs = optarg;
+			break;
+		case OPT_NO_DEMANGLE:
+			a->wo.sym.mangled = 1;
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "stdio") && strcmp(optarg, "csv"))
