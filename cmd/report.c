@@ -335,6 +335,7 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 	const struct graph_view *v = &a->gv;
 	const struct profile_meta *m = profile_reader_meta(r);
 	uint32_t nch = rep->nr_channels;
+	int width[KEY_MAX];
 
 	printf("# pperf report of '%s'", a->input);
 	if (m->argc)
@@ -375,8 +376,11 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 			 report_channel_unit(ch, ub, sizeof(ub)));
 		printf(" %16s %7s", head, "share");
 	}
-	for (int k = 0; k < rep->nr_keys; k++)
-		printf("  %-24s", report_key_name(rep->keys[k]));
+	for (int k = 0; k < rep->nr_keys; k++) {
+		width[k] = report_key_width(rep, k);
+		report_print_key(stdout, report_key_name(rep->keys[k]), width[k],
+				 k == rep->nr_keys - 1);
+	}
 	printf("\n");
 	for (size_t i = 0; i < rep->nr_entries; i++) {
 		const struct report_entry *e = rep->entries[i];
@@ -389,7 +393,7 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 		for (uint32_t c = 0; c < nch; c++)
 			printf(" %16.6g %6.2f%%", e->chan[c], pct(e->chan[c], channel_total(t, c)));
 		for (int k = 0; k < rep->nr_keys; k++)
-			printf("  %-24s", e->key[k]);
+			report_print_key(stdout, e->key[k], width[k], k == rep->nr_keys - 1);
 		printf("\n");
 		if (v->tree && callgraph_print(callgraph_tree(v->g, e), stdout, "            ",
 					       v->total, v->min_pct))

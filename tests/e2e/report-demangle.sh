@@ -2,6 +2,7 @@
 # convert --to csv and --to collapsed show C++ (tests/progs/names.cpp) and Rust names, legacy
 # and v0 (tests/fixtures/names/names.rs, built here), as perf does; --no-demangle shows the
 # symbol tables' own. The perf.data export leaves names to perf, which demangles them itself.
+# The report's and diff's columns stay in line after names longer than the column.
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$(dirname "$0")/../fixtures/names" && pwd)
 
@@ -47,6 +48,21 @@ expect_caller() {
 	grep -qF -- ";$3;$4 " "$T/view.folded" || fail "$1: no '$3;$4' stack: $(head -5 "$T/view.folded")"
 	grep -qF -- " $3" "$T/view.graph" || fail "$1: no caller '$3' in report -g: $(head -20 "$T/view.graph")"
 }
+# aligned WHAT FILE KEYS...: in the table of FILE (report's or diff's), every row's KEYS column
+# starts where its heading does: two spaces before, a character at it.
+aligned() {
+	local what=$1 file=$2 k
+	shift 2
+	for k in "$@"; do
+		awk -v k="$k" '
+			/^# +(Overhead|Delta) / { p = index($0, "  " k) + 2; next }
+			/^#/ || !NF { next }
+			p && (substr($0, p - 2, 2) != "  " || substr($0, p, 1) == " ") { print; bad = 1 }
+			END { exit !p || bad }' "$file" ||
+			fail "$what: the $k column is out of line: $(sed -n 1,8p "$file")"
+	done
+}
+
 # C++: a class template's member, a function template, an anonymous namespace's function.
 "$PPERF" record -q -g -F 1000 -o "$T/cpp.data" -- "$PROGS/names" 0.5 >/dev/null ||
 	fail "record names: exit $?"
@@ -57,6 +73,15 @@ expect_names "C++" "$T/cpp.data" \
 expect_caller "C++" "$T/cpp.data" "shapes::run(double)" "shapes::Grid<int>::fill(int)"
 "$PPERF" report --format csv --sort sym "$T/cpp.data" | grep -qF '"double shapes::sum<double>(double const*, unsigned long)"' ||
 	fail "C++: a name with a comma is not quoted in CSV"
+
+# Columns in line after names of up to 57 characters (the column's own width is 24).
+"$PPERF" report --sort sym,dso,comm "$T/cpp.data" >"$T/cols" || fail "report --sort sym,dso,comm"
+aligned "report" "$T/cols" dso comm
+"$PPERF" diff --sort sym,dso "$T/cpp.data" "$T/cpp.data" >"$T/cols" || fail "diff"
+aligned "diff" "$T/cols" dso
+"$PPERF" report --sort dso,sym,comm "$T/cpp.data" >"$T/cols" || fail "report --sort dso,sym,comm"
+aligned "report, name in the middle" "$T/cols" sym comm
+echo "report and diff columns in line"
 
 # perf.data keeps the symbol tables' names: perf report demangles them itself.
 if command -v perf >/dev/null; then
