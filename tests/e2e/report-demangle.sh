@@ -1,4 +1,4 @@
-# Demangled names in every view that names functions: report (rows and -g trees), diff,
+# Demangled names in every view that names functions: report (rows, -g trees, --inline), diff,
 # convert --to csv and --to collapsed show C++ (tests/progs/names.cpp) and Rust names, legacy
 # and v0 (tests/fixtures/names/names.rs, built here), as perf does; --no-demangle shows the
 # symbol tables' own. The perf.data export leaves names to perf, which demangles them itself.
@@ -71,6 +71,16 @@ expect_names "C++" "$T/cpp.data" \
 	"double shapes::sum<double>(double const*, unsigned long)" _ZN6shapes3sumIdEET_PKS1_m \
 	"shapes::(anonymous namespace)::churn(int)" _ZN6shapes12_GLOBAL__N_15churnEi
 expect_caller "C++" "$T/cpp.data" "shapes::run(double)" "shapes::Grid<int>::fill(int)"
+# Inlined functions are named by their linkage names, demangled alike.
+inl="unsigned long shapes::mix<unsigned long>(unsigned long)"
+churn="shapes::(anonymous namespace)::churn(int)"
+"$PPERF" report --inline --sort sym "$T/cpp.data" | grep -qF "$inl (inlined into $churn)" ||
+	fail "C++ --inline: $("$PPERF" report --inline --sort sym "$T/cpp.data" | head -8)"
+"$PPERF" convert --to collapsed --inline -i "$T/cpp.data" | grep -qF ";$churn;$inl " ||
+	fail "C++ collapsed --inline: $("$PPERF" convert --to collapsed --inline -i "$T/cpp.data" | head -5)"
+"$PPERF" report --inline --no-demangle --sort sym "$T/cpp.data" |
+	grep -qF "_ZN6shapes3mixImEET_S1_ (inlined into _ZN6shapes12_GLOBAL__N_15churnEi)" ||
+	fail "C++ --inline --no-demangle: $("$PPERF" report --inline --no-demangle --sort sym "$T/cpp.data" | head -8)"
 "$PPERF" report --format csv --sort sym "$T/cpp.data" | grep -qF '"double shapes::sum<double>(double const*, unsigned long)"' ||
 	fail "C++: a name with a comma is not quoted in CSV"
 

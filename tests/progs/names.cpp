@@ -2,7 +2,8 @@
 /*
  * C++ names for the demangling tests: in namespace shapes, a class template's member function
  * (Grid<int>::fill), a function template (sum<double>) and a function of an anonymous
- * namespace (churn), called by shapes::run from main, each for about a third of the CPU time.
+ * namespace (churn, where a function template, mix<unsigned long>, is inlined), called by
+ * shapes::run from main, each for about a third of the CPU time.
  *   names [SECONDS]   (default 0.5)
  */
 #include <cstdio>
@@ -40,11 +41,19 @@ template <typename T> __attribute__((noinline)) T sum(const T *v, unsigned long 
 	return s;
 }
 
+/* Inlined even at -O0: its frames are the debug info's inlined ones. */
+template <typename T> __attribute__((always_inline)) inline T mix(T x)
+{
+	for (int k = 0; k < 4; k++)
+		x = x * 2654435761u + (T)k;
+	return x;
+}
+
 namespace {
 __attribute__((noinline)) void churn(int n)
 {
 	for (int i = 0; i < n; i++)
-		sink = sink ^ ((unsigned long)i * 2654435761u);
+		sink = sink ^ mix<unsigned long>((unsigned long)i);
 }
 } // namespace
 
