@@ -10,6 +10,7 @@
 #include "../report/aggregate.h"
 #include "../report/callgraph.h"
 #include "../report/csv.h"
+#include "../report/demangle.h"
 #include "../report/walk.h"
 #include "../report/weight.h"
 #include "cmd.h"
@@ -38,7 +39,8 @@ static const char report_usage[] =
 "                        the row); branches under PERCENT of the total are left out\n"
 "                        (default 0.5); e.g. -g caller,1\n"
 "      --callers FUNC    instead of the rows, FUNC's direct callers: the share of\n"
-"                        FUNC's inclusive weight each accounts for\n"
+"                        FUNC's inclusive weight each accounts for (FUNC as the\n"
+"                        report names it, or mangled)\n"
 "      --callees FUNC    the same for the functions FUNC calls, and [self]\n"
 "      --weight W        the weight of the call graph and of --callers/--callees: cpu\n"
 "                        (default), wall (= --wall), samples (thread-samples), or a\n"
@@ -70,7 +72,7 @@ struct graph_view {
 	int tree;		    /* -g */
 	enum callgraph_order order;
 	double min_pct;
-	const char *callers, *callees; /* --callers / --callees FUNC */
+	const char *callers, *callees; /* --callers / --callees FUNC, as the report names it */
 	const char *weight_arg;	    /* --weight as given, or NULL */
 	struct weight weight;
 	struct profile_reader **rp; /* the profile, open while report_build() walks it */
@@ -84,6 +86,7 @@ struct report_args {
 	struct walk_opts wo;
 	int wall, inline_frames, children;
 	struct graph_view gv;
+	char *demangled[2]; /* --callers' and --callees' FUNC given mangled, demangled */
 };
 
 /*
@@ -243,6 +246,11 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 	if (a->gv.weight_arg && !a->gv.tree && !a->gv.callers && !a->gv.callees)
 		usage_error("report", "--weight is the weight of -g, --callers and --callees; "
 				      "give one of them");
+	/* A mangled FUNC is the function the report names demangled. */
+	if (!a->wo.sym.mangled && a->gv.callers && (a->demangled[0] = demangle(a->gv.callers)))
+		a->gv.callers = a->demangled[0];
+	if (!a->wo.sym.mangled && a->gv.callees && (a->demangled[1] = demangle(a->gv.callees)))
+		a->gv.callees = a->demangled[1];
 	weight_parse(&a->gv.weight, a->gv.weight_arg ? a->gv.weight_arg : a->wall ? "wall" : "cpu");
 	if (a->gv.weight.kind == WEIGHT_CPU && a->wall)
 		usage_error("report", "--weight cpu and --wall disagree: use one");
@@ -582,6 +590,8 @@ int cmd_report(int argc, char **argv)
 			   graph ? graph_add : NULL, v, &rep, &t, &r);
 	if (ret == -2 || ret < 0) {
 		callgraph_free(v->g);
+		free(a.demangled[0]);
+		free(a.demangled[1]);
 		return ret == -2 ? EXIT_USAGE : EXIT_FAIL;
 	}
 	if (graph)
@@ -612,5 +622,7 @@ int cmd_report(int argc, char **argv)
 	report_free(&rep);
 	walk_totals_free(&t);
 	profile_reader_close(r);
+	free(a.demangled[0]);
+	free(a.demangled[1]);
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }

@@ -71,6 +71,14 @@ expect_names "C++" "$T/cpp.data" \
 	"double shapes::sum<double>(double const*, unsigned long)" _ZN6shapes3sumIdEET_PKS1_m \
 	"shapes::(anonymous namespace)::churn(int)" _ZN6shapes12_GLOBAL__N_15churnEi
 expect_caller "C++" "$T/cpp.data" "shapes::run(double)" "shapes::Grid<int>::fill(int)"
+# --callers takes FUNC as shown, or mangled.
+for f in "shapes::Grid<int>::fill(int)" _ZN6shapes4GridIiE4fillEi; do
+	"$PPERF" report --callers "$f" --format csv "$T/cpp.data" >"$T/callers" 2>"$T/err" ||
+		fail "--callers $f: $(cat "$T/err")"
+	grep -qF ',caller,shapes::run(double)' "$T/callers" || fail "--callers $f: $(cat "$T/callers")"
+done
+"$PPERF" report --no-demangle --callers _ZN6shapes4GridIiE4fillEi --format csv "$T/cpp.data" |
+	grep -qF ',caller,_ZN6shapes3runEd' || fail "--no-demangle --callers"
 # Inlined functions are named by their linkage names, demangled alike.
 inl="unsigned long shapes::mix<unsigned long>(unsigned long)"
 churn="shapes::(anonymous namespace)::churn(int)"
