@@ -37,9 +37,9 @@ struct load {
 
 struct lineinfo {
 	uint64_t addr;
-	/* Names as the debug info has them: shown_name() demangles them. */
 	const char *file;
 	int line, nr_inline;
+	/* inline_fn as the debug info has them (linkage names): shown_name() demangles them */
 	const char *inline_fn[SYM_MAX_INLINE], *inline_file[SYM_MAX_INLINE];
 	int inline_line[SYM_MAX_INLINE];
 };
