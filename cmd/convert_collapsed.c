@@ -4,6 +4,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "../formats/profile.h"
 #include "../lib/outfile.h"
 #include "../lib/util.h"
+#include "../report/aggregate.h"
 #include "../report/walk.h"
 #include "../report/weight.h"
 #include "cmd.h"
@@ -26,10 +28,13 @@ static const char collapsed_usage[] =
 	"  -i, --input PROFILE   the profile (default pperf.data; '-': standard input)\n"
 	"  -o, --output FILE     the folded stacks (default standard output; not the profile)\n"
 	"      --weight W        cpu: CPU ns (default); wall: wall-clock ns, every thread;\n"
-	"                        samples: thread-samples; or a channel's name: its amount\n"
+	"                        samples: thread-samples; or a channel's name: its amount,\n"
+	"                        energy in nJ, a reading integrated over time (UNIT*s) in\n"
+	"                        UNIT*ns, a counter in its unit; weights are whole numbers\n"
 	"      --comm            start each stack with the thread's name\n"
 	"      --inline          expand inlined functions into frames of their own (debug info)\n"
 	"      --symfs DIR       look up the recorded files under DIR first\n"
+	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
 	"  -h, --help            show this help\n";
 
 struct folded {
@@ -55,9 +60,13 @@ static void append(struct collapse *c, const char *s)
 	ALLOC_GROW(c->buf, c->alloc, c->len + n + 2);
 	if (c->len)
 		c->buf[c->len++] = ';';
-	/* ';' separates frames and ' ' ends the stack: neither may appear in a name. */
+	/*
+	 * ';' separates frames and a line is a stack: neither may appear in a name. Spaces may
+	 * (C++'s `f(int, char)`): flamegraph.pl, inferno and speedscope take the weight after
+	 * the last one.
+	 */
 	for (size_t i = 0; i < n; i++)
-		c->buf[c->len++] = s[i] == ';' ? ':' : s[i] == ' ' ? '_' : s[i];
+		c->buf[c->len++] = s[i] == ';' ? ':' : (unsigned char)s[i] < ' ' ? '_' : s[i];
 	c->buf[c->len] = '\0';
 }
 
@@ -153,6 +162,29 @@ static int fold(void *p, const struct walk_sample *s)
 	return 0;
 }
 
+/*
+ * What a weight is multiplied by to be written: flame graph readers take whole numbers only
+ * (speedscope's importer skips a line with a fraction), so a channel's amount goes in a unit
+ * small enough: J as nJ, s as ns, a reading integrated over time (UNIT*s) as UNIT*ns; a
+ * counter's own unit (count, ns) stays. Times and samples are whole already.
+ */
+static double weight_scale(const struct collapse *c)
+{
+	const struct profile_channel *ch;
+	const char *u;
+	char ub[32];
+	size_t n;
+
+	if (c->weight.kind != WEIGHT_CHANNEL)
+		return 1;
+	ch = profile_reader_channel(c->r, (uint32_t)c->weight.index);
+	u = report_channel_unit(ch, ub, sizeof(ub));
+	n = strlen(u);
+	if (!strcmp(u, "J") || !strcmp(u, "s") || (n > 2 && !strcmp(u + n - 2, "*s")))
+		return 1e9;
+	return 1;
+}
+
 static int by_stack(const void *a, const void *b)
 {
 	return strcmp(((const struct folded *)a)->stack, ((const struct folded *)b)->stack);
@@ -167,6 +199,7 @@ int cmd_convert_collapsed(int argc, char **argv)
 		{ "comm", no_argument, NULL, 'c' },
 		{ "inline", no_argument, NULL, 'I' },
 		{ "symfs", required_argument, NULL, 'S' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -201,6 +234,9 @@ int cmd_convert_collapsed(int argc, char **argv)
 		case 'S':
 			wo.sym.symfs = optarg;
 			break;
+		case 'M':
+			wo.sym.mangled = 1;
+			break;
 		case 'h':
 			fputs(collapsed_usage, stdout);
 			return EXIT_OK;
@@ -226,6 +262,7 @@ int cmd_convert_collapsed(int argc, char **argv)
 		resolve_channel(&c); /* a profile without samples */
 	if (ret == 0) {
 		struct folded *all = xcalloc(c.nr + 1, sizeof(*all));
+		double scale = weight_scale(&c);
 
 		for (size_t i = 0; i < c.size; i++)
 			if (c.e[i].stack)
@@ -233,10 +270,11 @@ int cmd_convert_collapsed(int argc, char **argv)
 		if (n)
 			qsort(all, n, sizeof(*all), by_stack);
 		for (size_t i = 0; i < n; i++) {
-			if (c.weight.kind == WEIGHT_CHANNEL)
-				fprintf(out, "%s %.9g\n", all[i].stack, all[i].weight);
-			else
-				fprintf(out, "%s %.0f\n", all[i].stack, all[i].weight);
+			double w = floor(all[i].weight * scale + 0.5);
+
+			/* A stack under half the unit weighs nothing: no line for it. */
+			if (w >= 1)
+				fprintf(out, "%s %.0f\n", all[i].stack, w);
 		}
 		free(all);
 		ret = outfile_close(&of);

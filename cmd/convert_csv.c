@@ -15,6 +15,7 @@
 
 static const char csv_usage[] =
 	"usage: pperf convert --to csv [-i PROFILE] [-o FILE] [--symfs DIR] [--no-lines]\n"
+	"                              [--no-demangle]\n"
 	"\n"
 	"Write one CSV row per thread-sample: time (s from the start), pid, tid, comm, pc,\n"
 	"dso, symbol, source line, the thread's CPU time in the interval (ns), the interval\n"
@@ -24,6 +25,7 @@ static const char csv_usage[] =
 	"  -o, --output FILE     the CSV (default standard output; not the profile)\n"
 	"      --symfs DIR       look up the recorded files under DIR first\n"
 	"      --no-lines        leave the source line column empty (faster)\n"
+	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
 	"  -h, --help            show this help\n";
 
 struct csv_ctx {
@@ -91,6 +93,7 @@ int cmd_convert_csv(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "no-lines", no_argument, NULL, 'L' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -115,6 +118,9 @@ int cmd_convert_csv(int argc, char **argv)
 			break;
 		case 'L':
 			wo.sym.lines = 0;
+			break;
+		case 'M':
+			wo.sym.mangled = 1;
 			break;
 		case 'h':
 			fputs(csv_usage, stdout);

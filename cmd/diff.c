@@ -22,6 +22,7 @@ static const char diff_usage[] =
 	"  -s, --sort KEYS       keys as for pperf report (sym, dso, srcline, pid, tid, comm)\n"
 	"      --wall            wall-clock time instead of CPU time\n"
 	"      --symfs DIR       look up the recorded files under DIR first\n"
+	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
 	"      --format FMT      stdio (default) or csv\n"
 	"  -h, --help            show this help\n";
 
@@ -61,6 +62,7 @@ int cmd_diff(int argc, char **argv)
 		{ "wall", no_argument, NULL, 'w' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -71,7 +73,7 @@ int cmd_diff(int argc, char **argv)
 	struct profile_reader *pa, *pb;
 	struct row *rows;
 	size_t nr = 0;
-	int wall = 0, c, csv;
+	int wall = 0, c, csv, width[KEY_MAX];
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
@@ -84,6 +86,9 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'S':
 			wa.sym.symfs = wb.sym.symfs = optarg;
+			break;
+		case 'M':
+			wa.sym.mangled = wb.sym.mangled = 1;
 			break;
 		case 'f':
 			if (strcmp(optarg, "stdio") && strcmp(optarg, "csv"))
@@ -148,10 +153,16 @@ int cmd_diff(int argc, char **argv)
 		}
 	}
 	for (int k = 0; k < ra.nr_keys; k++) {
+		int wb = report_key_width(&rb, k);
+
+		width[k] = report_key_width(&ra, k);
+		if (wb > width[k])
+			width[k] = wb;
 		if (csv)
 			csv_field(stdout, report_key_name(ra.keys[k]), k == ra.nr_keys - 1);
 		else
-			printf("  %-24s", report_key_name(ra.keys[k]));
+			report_print_key(stdout, report_key_name(ra.keys[k]), width[k],
+					 k == ra.nr_keys - 1);
 	}
 	if (!csv)
 		printf("\n");
@@ -167,7 +178,7 @@ int cmd_diff(int argc, char **argv)
 			csv_fieldf(stdout, 0, "%.6f", ms_a);
 			csv_fieldf(stdout, 0, "%.6f", ms_b);
 		} else {
-			printf("  %+8.2f %8.2f%% %8.2f%% %12.3f %12.3f", r->delta, share(r->a, &ra),
+			printf("   %+8.2f %8.2f%% %8.2f%% %12.3f %12.3f", r->delta, share(r->a, &ra),
 			       share(r->b, &rb), ms_a, ms_b);
 		}
 		for (uint32_t ch = 0; ch < ra.nr_channels; ch++) {
@@ -188,7 +199,7 @@ int cmd_diff(int argc, char **argv)
 			if (csv)
 				csv_field(stdout, r->key[k], k == ra.nr_keys - 1);
 			else
-				printf("  %-24s", r->key[k]);
+				report_print_key(stdout, r->key[k], width[k], k == ra.nr_keys - 1);
 		}
 		if (!csv)
 			printf("\n");

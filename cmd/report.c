@@ -10,6 +10,7 @@
 #include "../report/aggregate.h"
 #include "../report/callgraph.h"
 #include "../report/csv.h"
+#include "../report/demangle.h"
 #include "../report/walk.h"
 #include "../report/weight.h"
 #include "cmd.h"
@@ -38,13 +39,15 @@ static const char report_usage[] =
 "                        the row); branches under PERCENT of the total are left out\n"
 "                        (default 0.5); e.g. -g caller,1\n"
 "      --callers FUNC    instead of the rows, FUNC's direct callers: the share of\n"
-"                        FUNC's inclusive weight each accounts for\n"
+"                        FUNC's inclusive weight each accounts for (FUNC as the\n"
+"                        report names it, or mangled)\n"
 "      --callees FUNC    the same for the functions FUNC calls, and [self]\n"
 "      --weight W        the weight of the call graph and of --callers/--callees: cpu\n"
 "                        (default), wall (= --wall), samples (thread-samples), or a\n"
 "                        channel's name (e.g. energy per call path)\n"
 	"      --symfs DIR       look up the recorded files under DIR first (profiles from\n"
 	"                        another machine)\n"
+	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
 	"      --format FMT      stdio (default) or csv\n"
 	"  -h, --help            show this help\n";
 
@@ -61,6 +64,7 @@ enum {
 	OPT_CALLERS,
 	OPT_CALLEES,
 	OPT_WEIGHT,
+	OPT_NO_DEMANGLE,
 };
 
 /* The call-graph views (-g, --callers, --callees): their options, and the tree the walk fills. */
@@ -68,7 +72,7 @@ struct graph_view {
 	int tree;		    /* -g */
 	enum callgraph_order order;
 	double min_pct;
-	const char *callers, *callees; /* --callers / --callees FUNC */
+	const char *callers, *callees; /* --callers / --callees FUNC, as the report names it */
 	const char *weight_arg;	    /* --weight as given, or NULL */
 	struct weight weight;
 	struct profile_reader **rp; /* the profile, open while report_build() walks it */
@@ -82,6 +86,7 @@ struct report_args {
 	struct walk_opts wo;
 	int wall, inline_frames, children;
 	struct graph_view gv;
+	char *demangled[2]; /* --callers' and --callees' FUNC given mangled, demangled */
 };
 
 /*
@@ -153,6 +158,7 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 		{ "callers", required_argument, NULL, OPT_CALLERS },
 		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -211,6 +217,9 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 		case OPT_SYMFS:
 			a->wo.sym.symfs = optarg;
 			break;
+		case OPT_NO_DEMANGLE:
+			a->wo.sym.mangled = 1;
+			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "stdio") && strcmp(optarg, "csv"))
 				usage_error("report", "--format is stdio or csv, not '%s'", optarg);
@@ -237,6 +246,11 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 	if (a->gv.weight_arg && !a->gv.tree && !a->gv.callers && !a->gv.callees)
 		usage_error("report", "--weight is the weight of -g, --callers and --callees; "
 				      "give one of them");
+	/* A mangled FUNC is the function the report names demangled. */
+	if (!a->wo.sym.mangled && a->gv.callers && (a->demangled[0] = demangle(a->gv.callers)))
+		a->gv.callers = a->demangled[0];
+	if (!a->wo.sym.mangled && a->gv.callees && (a->demangled[1] = demangle(a->gv.callees)))
+		a->gv.callees = a->demangled[1];
 	weight_parse(&a->gv.weight, a->gv.weight_arg ? a->gv.weight_arg : a->wall ? "wall" : "cpu");
 	if (a->gv.weight.kind == WEIGHT_CPU && a->wall)
 		usage_error("report", "--weight cpu and --wall disagree: use one");
@@ -329,6 +343,7 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 	const struct graph_view *v = &a->gv;
 	const struct profile_meta *m = profile_reader_meta(r);
 	uint32_t nch = rep->nr_channels;
+	int width[KEY_MAX];
 
 	printf("# pperf report of '%s'", a->input);
 	if (m->argc)
@@ -369,8 +384,11 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 			 report_channel_unit(ch, ub, sizeof(ub)));
 		printf(" %16s %7s", head, "share");
 	}
-	for (int k = 0; k < rep->nr_keys; k++)
-		printf("  %-24s", report_key_name(rep->keys[k]));
+	for (int k = 0; k < rep->nr_keys; k++) {
+		width[k] = report_key_width(rep, k);
+		report_print_key(stdout, report_key_name(rep->keys[k]), width[k],
+				 k == rep->nr_keys - 1);
+	}
 	printf("\n");
 	for (size_t i = 0; i < rep->nr_entries; i++) {
 		const struct report_entry *e = rep->entries[i];
@@ -383,7 +401,7 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 		for (uint32_t c = 0; c < nch; c++)
 			printf(" %16.6g %6.2f%%", e->chan[c], pct(e->chan[c], channel_total(t, c)));
 		for (int k = 0; k < rep->nr_keys; k++)
-			printf("  %-24s", e->key[k]);
+			report_print_key(stdout, e->key[k], width[k], k == rep->nr_keys - 1);
 		printf("\n");
 		if (v->tree && callgraph_print(callgraph_tree(v->g, e), stdout, "            ",
 					       v->total, v->min_pct))
@@ -572,6 +590,8 @@ int cmd_report(int argc, char **argv)
 			   graph ? graph_add : NULL, v, &rep, &t, &r);
 	if (ret == -2 || ret < 0) {
 		callgraph_free(v->g);
+		free(a.demangled[0]);
+		free(a.demangled[1]);
 		return ret == -2 ? EXIT_USAGE : EXIT_FAIL;
 	}
 	if (graph)
@@ -602,5 +622,7 @@ int cmd_report(int argc, char **argv)
 	report_free(&rep);
 	walk_totals_free(&t);
 	profile_reader_close(r);
+	free(a.demangled[0]);
+	free(a.demangled[1]);
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }

@@ -148,16 +148,22 @@ static int open_event(struct perf_ev *ev, pid_t tid, int group_fd)
 	return fd;
 }
 
-static int encode_event(struct perf_ev *ev)
+/* libpfm4's attributes of ev->name: a PFM_ code, and no message (paired with encode_event()). */
+static int pfm_encode(struct perf_ev *ev)
 {
 	pfm_perf_encode_arg_t arg = { 0 };
-	int ret;
 
 	memset(&ev->attr, 0, sizeof(ev->attr));
 	arg.attr = &ev->attr;
 	arg.size = sizeof(arg);
 	/* User and kernel level unless the name's modifiers say otherwise, as perf stat does. */
-	ret = pfm_get_os_event_encoding(ev->name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	return pfm_get_os_event_encoding(ev->name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+}
+
+static int encode_event(struct perf_ev *ev)
+{
+	int ret = pfm_encode(ev);
+
 	if (ret == PFM_ERR_NOTFOUND)
 		return error("unknown event '%s': libpfm4 does not know it on this machine; 'pperf "
 			     "list' shows the events here (software events: " SOFTWARE_EVENTS ")",
@@ -503,7 +509,49 @@ static void perf_close(struct pmu *pmu)
 	pmu->priv = NULL;
 }
 
-/* `pperf list`: every event of every PMU libpfm4 finds here, and whether it can be counted. */
+/*
+ * Whether `name` can be counted here, as the note before its description in `pperf list`:
+ * encoded by libpfm4 and opened on pperf itself, or why not. Nothing on stderr: the list is
+ * about this machine, not an error.
+ */
+static const char *list_note(const char *name, char *buf, size_t size)
+{
+	struct perf_ev ev = { .name = (char *)name };
+	int ret = pfm_encode(&ev), fd;
+
+	if (ret != PFM_SUCCESS) {
+		snprintf(buf, size, "(not encoded: %s) ", pfm_strerror(ret));
+		return buf;
+	}
+	fd = open_event(&ev, 0, -1);
+	if (fd < 0)
+		return "(cannot be counted here) ";
+	close(fd);
+	return "";
+}
+
+/* An event's unit masks, under it as EVENT:MASK: each with whether it can be counted. */
+static void list_umasks(FILE *out, const char *event, int idx, const pfm_event_info_t *einfo)
+{
+	for (int a = 0; a < einfo->nattrs; a++) {
+		pfm_event_attr_info_t ainfo = { .size = sizeof(ainfo) };
+		char *name, buf[128];
+
+		if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) != PFM_SUCCESS ||
+		    ainfo.type != PFM_ATTR_UMASK)
+			continue;
+		name = xasprintf("%s:%s", event, ainfo.name);
+		fprintf(out, "      %-38s %s%s%s\n", name, list_note(name, buf, sizeof(buf)),
+			ainfo.is_dfl ? "(default) " : "", ainfo.desc ? ainfo.desc : "");
+		free(name);
+	}
+}
+
+/*
+ * `pperf list`: every event of every PMU libpfm4 finds here, and whether it can be counted; an
+ * event with unit masks has them listed under it (one of them is needed when none is the
+ * default).
+ */
 static void perf_list(FILE *out)
 {
 	pfm_pmu_info_t pinfo;
@@ -519,18 +567,30 @@ static void perf_list(FILE *out)
 		fprintf(out, "  events of libpfm4 PMU '%s' (%s):\n", pinfo.name, pinfo.desc);
 		for (int i = pinfo.first_event; i != -1; i = pfm_get_event_next(i)) {
 			struct perf_ev ev = { 0 };
-			int fd;
+			const char *note;
+			char buf[128];
+			int umasks = 0;
 
 			memset(&einfo, 0, sizeof(einfo));
 			einfo.size = sizeof(einfo);
 			if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &einfo) != PFM_SUCCESS)
 				continue;
 			ev.name = xasprintf("%s::%s", pinfo.name, einfo.name);
-			fd = encode_event(&ev) < 0 ? -1 : open_event(&ev, 0, -1);
-			fprintf(out, "    %-40s %s%s\n", ev.name,
-				fd >= 0 ? "" : "(cannot be counted here) ", einfo.desc ? einfo.desc : "");
-			if (fd >= 0)
-				close(fd);
+			for (int a = 0; a < einfo.nattrs; a++) {
+				pfm_event_attr_info_t ainfo = { .size = sizeof(ainfo) };
+
+				umasks += pfm_get_event_attr_info(i, a, PFM_OS_PERF_EVENT_EXT,
+								  &ainfo) == PFM_SUCCESS &&
+					  ainfo.type == PFM_ATTR_UMASK;
+			}
+			/* Without a default mask the event alone is no event: say so, not why. */
+			if (umasks && pfm_encode(&ev) == PFM_ERR_UMASK)
+				note = "(needs one of the unit masks below) ";
+			else
+				note = list_note(ev.name, buf, sizeof(buf));
+			fprintf(out, "    %-40s %s%s\n", ev.name, note, einfo.desc ? einfo.desc : "");
+			if (umasks)
+				list_umasks(out, ev.name, i, &einfo);
 			free(ev.name);
 		}
 	}

@@ -294,6 +294,38 @@ void report_sort(struct report *rep)
 	grow_hash(rep);
 }
 
+/* Characters of UTF-8 text: every byte but continuation bytes. */
+static int text_width(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+int report_key_width(const struct report *rep, int k)
+{
+	int w = text_width(key_names[rep->keys[k]]);
+
+	if (w < 24)
+		w = 24;
+	for (size_t i = 0; i < rep->nr_entries; i++) {
+		int n = text_width(rep->entries[i]->key[k]);
+
+		if (n > w)
+			w = n;
+	}
+	return w;
+}
+
+void report_print_key(FILE *f, const char *text, int width, int last)
+{
+	int pad = last ? 0 : width - text_width(text);
+
+	fprintf(f, "  %s%*s", text, pad > 0 ? pad : 0, "");
+}
+
 /* The unit of a channel's attributed amount: a counter's own; a reading integrated over time
  * (W -> J, anything else UNIT*s). */
 const char *report_channel_unit(const struct profile_channel *c, char *buf, size_t size)

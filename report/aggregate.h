@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "walk.h"
 
@@ -70,6 +71,15 @@ void report_free(struct report *rep);
 int report_build(const char *input, const char *sort, int wall, int inline_frames, int children,
 		 struct walk_opts *wo, report_row_fn row_hook, void *ctx, struct report *rep,
 		 struct walk_totals *totals, struct profile_reader **rp);
+
+/*
+ * The text tables of report and diff: key k's column is as wide as its widest text or name,
+ * at least 24 characters (UTF-8 characters, as a terminal shows them), so that long names
+ * (C++'s) do not push the next column out of line.
+ */
+int report_key_width(const struct report *rep, int k);
+/* "  TEXT" padded to width, or not padded as the line's last column. */
+void report_print_key(FILE *f, const char *text, int width, int last);
 
 /* The unit of a channel's attributed amount: a counter's own; a reading integrated over time
  * (W -> J, anything else UNIT*s). */

@@ -2,7 +2,7 @@
  * The symbolizer: per process, the maps recorded so far; per file (DSO), its function symbols
  * (libelf: .symtab, else .dynsym, else the separate debug file's), the address translation of
  * its loadable segments and, on demand, source lines and inline frames (libdw), cached by
- * address.
+ * address; every name it gives demangled once (report/demangle.h).
  */
 #include "symbols.h"
 
@@ -23,6 +23,7 @@
 #include "../lib/buildid.h"
 #include "../lib/elfload.h"
 #include "../lib/util.h"
+#include "demangle.h"
 
 struct symbol {
 	uint64_t start, end;
@@ -38,6 +39,7 @@ struct lineinfo {
 	uint64_t addr;
 	const char *file;
 	int line, nr_inline;
+	/* inline_fn as the debug info has them (linkage names): shown_name() demangles them */
 	const char *inline_fn[SYM_MAX_INLINE], *inline_file[SYM_MAX_INLINE];
 	int inline_line[SYM_MAX_INLINE];
 };
@@ -81,11 +83,19 @@ struct proc {
 
 #define HASH 1024
 
+/* A name of a file's symbol table or debug info, and how it is shown. */
+struct shown_name {
+	const char *raw; /* where the file's data holds it: one address per name */
+	char *name;	 /* demangled, or NULL: shown as it is */
+};
+
 struct symbolizer {
 	struct sym_options o;
 	int vdso_ok;
 	struct dso *dsos[HASH];
 	struct proc *procs[HASH];
+	struct shown_name *shown; /* open addressing by raw */
+	size_t nr_shown, shown_size;
 };
 
 static unsigned hash_str(const char *s)
@@ -106,6 +116,46 @@ struct symbolizer *symbolizer_new(const struct sym_options *o)
 	elf_version(EV_CURRENT);
 	s->vdso_ok = o->osrelease && uname(&u) == 0 && !strcmp(u.release, o->osrelease);
 	return s;
+}
+
+static size_t hash_ptr(const void *p, size_t size)
+{
+	return (size_t)((uintptr_t)p * 11400714819323198485ull % size);
+}
+
+/*
+ * A function's name as shown: demangled, unless --no-demangle. Each name is demangled once, at
+ * its first lookup, and kept by its address: a name's data stays where it is as long as its
+ * file is open, that is as long as the symbolizer.
+ */
+static const char *shown_name(struct symbolizer *s, const char *raw)
+{
+	size_t i;
+
+	if (!raw || s->o.mangled)
+		return raw;
+	if (s->nr_shown * 2 >= s->shown_size) {
+		size_t size = s->shown_size ? s->shown_size * 2 : 1024;
+		struct shown_name *t = xcalloc(size, sizeof(*t));
+
+		for (size_t k = 0; k < s->shown_size; k++) {
+			if (!s->shown[k].raw)
+				continue;
+			for (i = hash_ptr(s->shown[k].raw, size); t[i].raw; i = (i + 1) % size)
+				;
+			t[i] = s->shown[k];
+		}
+		free(s->shown);
+		s->shown = t;
+		s->shown_size = size;
+	}
+	for (i = hash_ptr(raw, s->shown_size); s->shown[i].raw; i = (i + 1) % s->shown_size)
+		if (s->shown[i].raw == raw)
+			return s->shown[i].name ? s->shown[i].name : raw;
+	s->shown[i].raw = raw;
+	s->shown[i].name = demangle(raw);
+	s->nr_shown++;
+	return s->shown[i].name ? s->shown[i].name : raw;
 }
 
 static struct proc *find_proc(struct symbolizer *s, uint32_t pid, int create)
@@ -585,6 +635,18 @@ static void attach_dwarf(struct dso *d)
 		d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
 }
 
+/* An inlined function's linkage (mangled) name, as its symbol would have it, else its name:
+ * C++'s and Rust's DW_AT_name is unqualified ("f", not "ns::f<int>(int)"). */
+static const char *inline_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	return name ? name : dwarf_diename(die);
+}
+
 static const char *file_of(Dwarf_Die *cu, Dwarf_Word idx)
 {
 	Dwarf_Files *files;
@@ -678,7 +740,7 @@ static void resolve_line(struct dso *d, struct lineinfo *li)
 			continue;
 		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &file);
 		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &lineno);
-		li->inline_fn[li->nr_inline] = dwarf_diename(&scopes[i]);
+		li->inline_fn[li->nr_inline] = inline_name(&scopes[i]);
 		li->inline_file[li->nr_inline] = file_of(&cu, file);
 		li->inline_line[li->nr_inline] = (int)lineno;
 		li->nr_inline++;
@@ -755,7 +817,7 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc, struct sy
 		r->line = li->line;
 		r->nr_inline = li->nr_inline;
 		for (int i = 0; i < li->nr_inline; i++) {
-			r->inline_fn[i] = li->inline_fn[i];
+			r->inline_fn[i] = shown_name(s, li->inline_fn[i]);
 			r->inline_file[i] = li->inline_file[i];
 			r->inline_line[i] = li->inline_line[i];
 		}
@@ -763,7 +825,7 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc, struct sy
 	sym = find_sym(d, r->addr);
 	if (!sym)
 		return 0;
-	r->sym = sym->name;
+	r->sym = shown_name(s, sym->name);
 	r->offset = r->addr - sym->start;
 	return 1;
 }
@@ -843,5 +905,8 @@ void symbolizer_free(struct symbolizer *s)
 			free(p);
 		}
 	}
+	for (size_t i = 0; i < s->shown_size; i++)
+		free(s->shown[i].name);
+	free(s->shown);
 	free(s);
 }

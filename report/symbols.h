@@ -14,6 +14,7 @@ struct sym_options {
 	const char *symfs;   /* look files up under this root first (profiles from elsewhere) */
 	const char *osrelease; /* the recording kernel: the vDSO resolves only on the same one */
 	int lines;	     /* resolve source lines (and inline frames) */
+	int mangled;	     /* names as the files have them, not demangled (--no-demangle) */
 };
 
 #define SYM_MAX_INLINE 8
@@ -21,7 +22,8 @@ struct sym_options {
 struct sym_result {
 	const char *dso;      /* the mapped file's path, "[vdso]", or "[unknown]" */
 	const char *dso_name; /* its base name */
-	const char *sym;      /* the function, or NULL where none is known */
+	const char *sym;      /* the function (demangled unless sym_options.mangled), or NULL
+			       * where none is known */
 	uint64_t addr;	      /* the address in the DSO's own terms (ELF virtual address) */
 	uint64_t offset;      /* addr - the function's start */
 	const char *file;     /* source file, or NULL (lines off or no debug info) */

@@ -1,7 +1,14 @@
 # pperf list: every backend with its arguments, libpfm4's events marked by whether they can be
-# counted here; unknown backends are refused by list and record alike.
+# counted here, with their unit masks, and nothing on stderr; unknown backends are refused by
+# list and record alike.
 . "$(dirname "$0")/lib.sh"
 "$PPERF" list >"$T/list" 2>"$T/err" || fail "list: $(cat "$T/err")"
+[ -s "$T/err" ] && fail "list wrote to stderr: $(head -5 "$T/err")"
+# An event that needs a unit mask has its masks under it, as EVENT:MASK.
+awk '/needs one of the unit masks below/ { ev = $1; next }
+	ev != "" { if (index($1, ev ":") != 1) { print "after " ev ": " $0; bad = 1 }; ev = "" }
+	END { exit bad }' "$T/list" || fail "an event that needs a unit mask is listed without them"
+echo "events that need a unit mask: $(grep -c 'needs one of the unit masks' "$T/list")"
 for b in none dummy perf rapl file exec plugin; do
 	grep -q "^$b\$" "$T/list" || fail "backend $b not listed"
 done

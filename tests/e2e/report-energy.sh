@@ -1,7 +1,8 @@
 # Energy and channels per function: a program logs the power it "draws" in each of two functions
 # (a meter log merged onto its profile), counts its own CPU and wall time in each; the report's
 # joules, task-clock and CPU shares per function match its account within 3 points; the wall
-# report gives its sleeping thread its share; the CSV export adds up to the report.
+# report gives its sleeping thread its share; the CSV export and the folded stacks weighed by the
+# meter (whole nJ) add up to the report.
 . "$(dirname "$0")/lib.sh"
 RT=
 [ "$(id -u)" = 0 ] && RT="--fifo 1" # samples free of the run queue's bias on a busy machine
@@ -80,4 +81,18 @@ for r in csv.DictReader(open(sys.argv[1])):
 print(cpu / 1e6, j)' "$T/rows.csv")
 within "$cpu" "$hot" 0.01 || fail "csv: phase_hot $cpu ms of CPU, report $hot ms"
 within "$j" "$eh" 0.0001 || fail "csv: phase_hot $j J, report $eh J"
+
+# Folded stacks weighed by the meter: whole numbers of nJ (speedscope takes nothing else), adding
+# up to the report's joules; by task-clock, whole ns.
+for w in meter task-clock; do
+	"$PPERF" convert --to collapsed --weight $w -i "$T/m.data" -o "$T/$w.folded" ||
+		fail "convert --to collapsed --weight $w"
+	awk '$NF !~ /^[1-9][0-9]*$/ { print; bad = 1 } END { exit bad }' "$T/$w.folded" ||
+		fail "--weight $w: weights that are not whole numbers"
+done
+nj=$(awk '$1 == "phase_hot" { print $2 }' "$T/meter.folded")
+# (the report's CSV has 9 digits)
+within "$nj" "$(awk -v j="$eh" 'BEGIN { printf "%.0f", j * 1e9 }')" "$(awk -v j="$eh" 'BEGIN { print j * 10 + 1 }')" ||
+	fail "collapsed --weight meter: phase_hot $nj nJ, report $eh J"
+echo "collapsed --weight meter: phase_hot $nj nJ, report $eh J"
 true
