@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 
 #include "../lib/buildid.h"
@@ -17,6 +18,31 @@ struct build_id_entry {
 };
 static struct build_id_entry *bid_cache;
 static size_t bid_nr, bid_alloc;
+
+/*
+ * The kernel writes a newline in a mapped file's path as the four characters \012 (and leaves
+ * a backslash as it is, so a name may also hold those characters itself). The path with
+ * newlines is taken when it names the mapped file (its inode), in place.
+ */
+static void unescape_newlines(char *name, unsigned long long inode)
+{
+	char real[4096];
+	struct stat st;
+	size_t n = 0;
+
+	if (!strstr(name, "\\012") || strlen(name) >= sizeof(real))
+		return;
+	for (const char *p = name; *p; n++)
+		if (!strncmp(p, "\\012", 4)) {
+			real[n] = '\n';
+			p += 4;
+		} else {
+			real[n] = *p++;
+		}
+	real[n] = '\0';
+	if (stat(real, &st) == 0 && (unsigned long long)st.st_ino == inode)
+		memcpy(name, real, n + 1);
+}
 
 static int cached_build_id(const char *path, uint64_t dev, uint64_t inode, uint8_t *id)
 {
@@ -121,6 +147,7 @@ int maps_update(struct maps *known, pid_t pid, uint64_t time,
 			continue;
 		name = line + name_at;
 		name[strcspn(name, "\n")] = '\0';
+		unescape_newlines(name, inode);
 		r = (struct map_range){ start, end, pgoff, inode };
 		if (is_known(known, &r))
 			continue;

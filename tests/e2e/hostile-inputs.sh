@@ -112,10 +112,20 @@ for args in "dump $T/esc.data" "info $T/esc.data" "report --sort comm,dso,sym $T
 	grep -q 'e\\033\[31mred\\nx' "$T/out" "$T/err" || fail "$args: no escaped name: $(head -5 "$T/out")"
 	grep -q '^x' "$T/out" "$T/err" && fail "$args broke a line at the name's newline"
 done
-# (the maps the kernel lists write a newline in a path as \012: a backslash, escaped in turn)
-want="warning: cannot open '$T/"'e\033[31mred\\012x'"' (recorded in the profile)"
+# (the kernel's maps write the newline as \012; the recorder takes the path with the newline,
+# the one that names the mapped file)
+want="warning: cannot open '$T/"'e\033[31mred\nx'"' (recorded in the profile)"
 "$PPERF" report "$T/esc.data" 2>&1 >/dev/null | grep -qF "$want" ||
 	fail "warning: $("$PPERF" report "$T/esc.data" 2>&1 >/dev/null | cat -v)"
+
+# A program in a directory whose name holds a newline is symbolized: the maps' \012 is read back.
+mkdir "$T/new
+line" && cp "$PROGS/cpu2" "$T/new
+line/prog" || fail "cp"
+"$PPERF" record -q -o "$T/nl.data" -- "$T/new
+line/prog" 0.3 >/dev/null || fail "record from a directory with a newline"
+"$PPERF" report --format csv --sort sym "$T/nl.data" 2>"$T/err" | grep -q ',func_heavy$' ||
+	fail "a program under a name with a newline was not symbolized: $(cat "$T/err")"
 
 # An upstream (legacy) profile read from a pipe is copied to a temporary file for random
 # access: at most 1 GiB of it (a pipe that never ends filled /tmp). A zero header (a killed

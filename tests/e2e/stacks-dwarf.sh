@@ -55,7 +55,9 @@ awk '/;compare [0-9]+$/ { w = $NF; all += w; if ($0 ~ /^_start;.*;main;sort_all;
 	END { printf "compare via qsort: %.1f%%\n", all ? 100 * ok / all : 0; exit !(all && ok >= 0.9 * all) }' \
 	"$T/lib.folded" || fail "compare not unwound through qsort: $(sort -t' ' -k2 -nr "$T/lib.folded" | head -3)"
 
-# Through a signal frame: the handler's work under on_signal, under the interrupted loop().
+# Through a signal frame: the handler's work under on_signal, under the interrupted loop()
+# (libc's __restore_rt is named by its debug symbols: libc6-dbg, which scripts/install-deps
+# installs).
 "$PPERF" record -q $RT --call-graph dwarf -o "$T/sig.data" -- "$PROGS/unwind-edge" handler 0.5 ||
 	fail "record handler"
 fold "$T/sig.data" >"$T/sig.folded"
