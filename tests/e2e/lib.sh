@@ -25,3 +25,11 @@ idle_cpus() {
 		printf "%.2f", (d > 0 ? n * (y[1] - x[1]) / d : 0) }'
 	idle_prev=$now
 }
+# oncpu PROFILE: how many thread-samples stand for CPU time (the report's samples)
+oncpu() { "$PPERF" report --format csv --sort sym "$1" | awk -F, 'NR > 1 { n += $2 } END { print n + 0 }'; }
+# stat_tol SHARE N: the tolerance of a share (%) estimated from N samples: 3 points, or 2.5
+# standard errors where that is more (a thread is sampled at its CPU clock's ticks, HZ a second)
+stat_tol() {
+	awk -v p="$1" -v n="$2" 'BEGIN { p /= 100; se = n ? 100 * sqrt(p * (1 - p) / n) : 100
+		printf "%.1f", (2.5 * se > 3 ? 2.5 * se : 3) }'
+}

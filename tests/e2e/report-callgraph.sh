@@ -3,7 +3,7 @@
 # split, --callers/--callees list the right functions (recursion once per sample), truncated
 # stacks end in a [truncated] frame, a channel can be the weight; a profile without stacks and
 # bad option values are errors.
-# serial: the shares are compared only with a CPU to spare (see report-symbols.sh)
+# (busy machine or not: the split at CPU-clock ticks is compared within its statistical tolerance)
 . "$(dirname "$0")/lib.sh"
 RT=
 [ "$(id -u)" = 0 ] && RT="--fifo 1"
