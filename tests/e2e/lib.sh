@@ -33,3 +33,17 @@ stat_tol() {
 	awk -v p="$1" -v n="$2" 'BEGIN { p /= 100; se = n ? 100 * sqrt(p * (1 - p) / n) : 100
 		printf "%.1f", (2.5 * se > 3 ? 2.5 * se : 3) }'
 }
+# start_hogs: one busy loop per CPU (a busy machine, started by the test); stop_hogs ends them
+# (a test that starts them traps EXIT with 'stop_hogs; rm -rf "$T"')
+hogs=()
+start_hogs() {
+	for _ in $(seq "$(nproc)"); do
+		sh -c 'while :; do :; done' &
+		hogs+=($!)
+	done
+}
+stop_hogs() {
+	[ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null
+	wait 2>/dev/null
+	hogs=()
+}

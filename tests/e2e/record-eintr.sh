@@ -8,18 +8,6 @@
 # own CPU-time and wall-clock timers expire as often as without pperf.
 # serial: its CPU hogs would slow the other tests down.
 . "$(dirname "$0")/lib.sh"
-hogs=()
-start_hogs() {
-	for _ in $(seq "$(nproc)"); do
-		sh -c 'while :; do :; done' &
-		hogs+=($!)
-	done
-}
-stop_hogs() {
-	[ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null
-	wait 2>/dev/null
-	hogs=()
-}
 trap 'stop_hogs; rm -rf "$T"' EXIT
 cp "$PPERF" "$PROGS/eintr" "$PROGS/cputimers" "$T/" && chmod 755 "$T/pperf" "$T/eintr" "$T/cputimers"
 mkdir "$T/out" && chmod 777 "$T/out"

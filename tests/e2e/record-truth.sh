@@ -4,18 +4,6 @@
 # waited for a CPU. (--sampling snapshot has its own checks in record-split.sh.)
 # serial: its CPU hogs would slow the other tests down.
 . "$(dirname "$0")/lib.sh"
-hogs=()
-start_hogs() {
-	for _ in $(seq "$(nproc)"); do
-		sh -c 'while :; do :; done' &
-		hogs+=($!)
-	done
-}
-stop_hogs() {
-	[ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null
-	wait 2>/dev/null
-	hogs=()
-}
 trap 'stop_hogs; rm -rf "$T"' EXIT
 cp "$PPERF" "$PROGS/truth" "$T/" && chmod 755 "$T/pperf" "$T/truth"
 mkdir "$T/out" && chmod 777 "$T/out"
