@@ -35,6 +35,7 @@
 #include "inject.h"
 #include "maps.h"
 #include "procfs.h"
+#include "restart.h"
 #include "tasks.h"
 
 /* The histogram of interrupt delays: bins of 2 us, the last for all from 126 us on. */
@@ -608,7 +609,11 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 			task_stopped(t, task, 1);
 			return;
 		}
-		/* Our interrupt, a new task's first stop, or a wake-up from a group-stop. */
+		/* Our interrupt, a new task's first stop, or a wake-up from a group-stop. A call
+		 * the interrupt ended with EINTR is made again (a sleeper read as awake just before
+		 * it fell asleep). */
+		if (call_restart(task->proc->pid, tid, 0) < 0)
+			return; /* gone: its exit is on its way */
 		if (task->timer_state == TIMER_WANTED && !task->exiting && arm_timer(t, task))
 			return;
 		if (task->timer_state == TIMER_UNARM) {
@@ -653,10 +658,17 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 		return;
 	case 0:
 		if (sig == CPUTIMER_SIGNAL && t->o.cpu_clock && cputimer_is_ours(tid, t->cookie)) {
+			/* a stop of ours too: it may follow one for a signal the program ignores,
+			 * which was left alone because this one was pending */
+			if (call_restart(task->proc->pid, tid, 0) < 0)
+				return;
 			timer_stopped(t, task);
 			return;
 		}
-		/* A signal for the program: delivered when the task is resumed. */
+		/* A signal for the program: delivered when the task is resumed. One it ignores
+		 * would not have woken it untraced: a call it ended with EINTR is made again. */
+		if (call_restart(task->proc->pid, tid, sig) < 0)
+			return;
 		task->pending_sig = sig;
 		t->st.foreign_signals++;
 		task_stopped(t, task, 0);
