@@ -49,7 +49,8 @@ static const char report_usage[] =
 	"                        another machine)\n"
 	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
 	"      --format FMT      stdio (default) or csv\n"
-	"  -h, --help            show this help\n";
+	"  -h, --help            show this help\n"
+	"      --version         show pperf's version\n";
 
 enum {
 	OPT_WALL = 256,
@@ -159,6 +160,7 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -225,6 +227,8 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 				usage_error("report", "--format is stdio or csv, not '%s'", optarg);
 			a->format = optarg;
 			break;
+		case OPT_VERSION:
+			exit(show_version());
 		case 'h':
 			fputs(report_usage, stdout);
 			exit(EXIT_OK);
