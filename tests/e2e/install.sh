@@ -19,8 +19,18 @@ P=$D/usr/bin/pperf
 cmp -s "$BUILD/pperf" "$P" || fail "the installed pperf is not $BUILD/pperf"
 
 # What is installed: exactly these files, with these modes.
-cmds=$("$PPERF" --help | awk '/^Commands:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }')
-[ -n "$cmds" ] || fail "no commands in pperf --help"
+# words: the words of a stdin as one sorted line
+words() { tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ' | sed 's/ $//'; }
+# listed WHAT ARGS...: the first words of the lines after WHAT: in `pperf ARGS --help`
+listed() {
+	"$PPERF" "${@:2}" --help |
+		awk -v w="$1:" '$NF == w { on = 1; next } on && !NF { exit } on { print $1 }'
+}
+cmds=$(listed Commands)
+formats=$(listed Formats convert | words)
+[ -n "$cmds" ] && [ -n "$formats" ] || fail "no commands in pperf --help, or formats in convert's"
+targets=()
+for f in $formats; do targets+=("convert --to $f"); done
 {
 	echo "755 usr/bin/pperf"
 	echo "644 usr/share/man/man1/pperf.1"
@@ -29,7 +39,9 @@ cmds=$("$PPERF" --help | awk '/^Commands:/ { on = 1; next } on && NF == 0 { exit
 	echo "644 usr/share/zsh/site-functions/_pperf"
 	echo "644 usr/include/pperf-plugin.h"
 	echo "644 usr/share/pkgconfig/pperf-plugin.pc"
-	for s in aggregate-runs plot-functions plot-timeline sim-meter; do echo "755 usr/share/pperf/$s"; done
+	for s in aggregate-runs plot-functions plot-timeline sim-meter; do
+		echo "755 usr/share/pperf/$s"
+	done
 } | sort -k2 >"$T/want"
 (cd "$D" && find . -type f -printf '%m %P\n' | sort -k2) >"$T/got"
 diff "$T/want" "$T/got" >"$T/diff" || fail "installed files (want, got):
@@ -42,13 +54,14 @@ done
 # The installed pperf: one version for every command, a recording and its report.
 v=$("$P" --version) || fail "pperf --version: exit $?"
 [[ $v == "pperf "[0-9]* ]] || fail "pperf --version: '$v'"
-for c in $cmds "convert --to perf" "convert --to pperf1" "convert --to csv" "convert --to collapsed"; do
+for c in $cmds "${targets[@]}"; do
 	got=$("$P" $c --version 2>&1) || fail "pperf $c --version: exit $?, $got"
 	expect_eq "pperf $c --version" "$got" "$v"
 	"$P" $c --help | grep -q -- '--version' || fail "pperf $c --help does not list --version"
 done
 echo "pperf --version and every command's --version print '$v'"
-"$P" record -q -o "$T/p.data" -- "$PROGS/callpaths" 0.3 >/dev/null || fail "installed pperf record: exit $?"
+"$P" record -q -o "$T/p.data" -- "$PROGS/callpaths" 0.3 >/dev/null ||
+	fail "installed pperf record: exit $?"
 "$P" report --sort sym "$T/p.data" >"$T/report" || fail "installed pperf report: exit $?"
 grep -Eq '^ +[0-9.]+% +[0-9]+ +[0-9.]+ +(c|spin)$' "$T/report" || fail "report: $(cat "$T/report")"
 echo "the installed pperf records callpaths and reports its functions"
@@ -84,8 +97,7 @@ printf '%s\n' "${COMPREPLY[@]}"
 EOF
 comp() { bash --norc --noprofile "$T/comp.sh" "$BC" "$@" | sort | tr '\n' ' ' | sed 's/ $//'; }
 expect_eq "bash: pperf rep<TAB>" "$(comp pperf rep)" report
-expect_eq "bash: pperf <TAB>" "$(comp pperf '')" "$(echo $cmds help | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')"
-formats=$("$PPERF" convert --help | awk '/Formats:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }' | sort | tr '\n' ' ' | sed 's/ $//')
+expect_eq "bash: pperf <TAB>" "$(comp pperf '')" "$(echo $cmds help | words)"
 expect_eq "bash: pperf convert --to <TAB>" "$(comp pperf convert --to '')" "$formats"
 expect_eq "bash: pperf convert --to=c<TAB>" "$(comp pperf convert --to = c)" "collapsed csv"
 expect_eq "bash: pperf report --format <TAB>" "$(comp pperf report --format '')" "csv stdio"
@@ -102,13 +114,14 @@ help_mentions() {
 	"$PPERF" "$@" --help | grep -E '^ +-' | grep -Eo '(^|[ (,])--?[a-zA-Z][a-z0-9-]*' |
 		sed 's/^[ (,]//' | sort -u
 }
-for c in $cmds "convert --to perf" "convert --to pperf1" "convert --to csv" "convert --to collapsed"; do
+for c in $cmds "${targets[@]}"; do
 	comp pperf $c - | tr ' ' '\n' >"$T/completed"
 	help_options $c >"$T/listed"
 	help_mentions $c >"$T/named"
 	[ "$(wc -l <"$T/listed")" -gt 2 ] || fail "pperf $c --help: no options found"
 	miss=$(comm -23 "$T/listed" "$T/completed") extra=$(comm -23 "$T/completed" "$T/named")
-	[ -z "$miss$extra" ] || fail "bash: pperf $c -<TAB> lacks [$miss] of --help, has [$extra] that --help has not"
+	[ -z "$miss$extra" ] ||
+		fail "bash: pperf $c -<TAB> lacks [$miss] of --help, has [$extra] that --help has not"
 done
 echo "bash completion: commands, formats, values, files, and every command's options as its --help"
 if [ -f /usr/share/bash-completion/bash_completion ]; then
@@ -180,21 +193,25 @@ plugin() {
 	[[ $flags == *"$D"* || $flags == *"$T/local"* ]] || fail "pkg-config --cflags ($*): '$flags'"
 	cc -shared -fPIC -Wall -Werror $flags -o "$so" "$T/answer.c" 2>"$T/err" ||
 		fail "cc $flags: $(cat "$T/err")"
-	"$P" record -q --pmu "plugin:$so" -o "$T/pl.data" -- "$PROGS/callpaths" 0.1 >/dev/null 2>"$T/err" ||
+	"$P" record -q --pmu "plugin:$so" -o "$T/pl.data" -- "$PROGS/callpaths" 0.1 \
+		>/dev/null 2>"$T/err" ||
 		fail "record --pmu plugin:$so: $(cat "$T/err")"
 	"$P" dump "$T/pl.data" | grep -q "'answer' unit 'W' instant system backend 'plugin'" ||
 		fail "no 'answer' channel: $("$P" dump "$T/pl.data" | grep channel)"
 	echo "plugin built with $flags ($*) records its channel"
 }
 if command -v pkg-config >/dev/null && command -v cc >/dev/null; then
-	expect_eq "pkg-config --modversion" "$(PKG_CONFIG_PATH=$D/usr/share/pkgconfig pkg-config --modversion pperf-plugin)" \
+	got=$(PKG_CONFIG_PATH=$D/usr/share/pkgconfig pkg-config --modversion pperf-plugin)
+	expect_eq "pkg-config --modversion pperf-plugin" "$got" \
 		"$(awk '$2 == "PPERF_PLUGIN_ABI_MAJOR" { a = $3 } $2 == "PPERF_PLUGIN_ABI_MINOR" { b = $3 }
 			END { print a "." b }' "$ROOT/include/pperf-plugin.h")"
 	plugin destdir PKG_CONFIG_PATH="$D/usr/share/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$D"
 	# a prefix of its own, no DESTDIR: the .pc names it
-	mk install prefix="$T/local" >"$T/log" 2>&1 || fail "make install prefix=$T/local: $(cat "$T/log")"
+	mk install prefix="$T/local" >"$T/log" 2>&1 ||
+		fail "make install prefix=$T/local: $(cat "$T/log")"
 	plugin local PKG_CONFIG_PATH="$T/local/share/pkgconfig"
-	mk uninstall prefix="$T/local" >"$T/log" 2>&1 || fail "make uninstall prefix=$T/local: $(cat "$T/log")"
+	mk uninstall prefix="$T/local" >"$T/log" 2>&1 ||
+		fail "make uninstall prefix=$T/local: $(cat "$T/log")"
 	left=$(find "$T/local" -type f)
 	[ -z "$left" ] || fail "make uninstall prefix=$T/local left: $left"
 else

@@ -4,7 +4,8 @@
 # time); --stdio is the default table and --no-children the default view; bad values are
 # usage errors (exit 2).
 . "$(dirname "$0")/lib.sh"
-"$PPERF" record -q -g -o "$T/cp.data" -- "$PROGS/callpaths" 0.5 >/dev/null || fail "record -g: exit $?"
+"$PPERF" record -q -g -o "$T/cp.data" -- "$PROGS/callpaths" 0.5 >/dev/null ||
+	fail "record -g: exit $?"
 
 # limit_between FILE COLUMN: a limit halfway between the first two distinct shares in COLUMN,
 # so that some rows are shown and some hidden
@@ -28,13 +29,14 @@ $(cat "$T/got.csv")
 want
 $(cat "$T/want.csv")"
 	all=$(($(wc -l <"$T/all.csv") - 1)) shown=$(($(wc -l <"$T/got.csv") - 1))
-	[ "$shown" -gt 0 ] && [ "$shown" -lt "$all" ] || fail "--percent-limit $lim $*: $shown of $all rows shown"
+	[ "$shown" -gt 0 ] && [ "$shown" -lt "$all" ] ||
+		fail "--percent-limit $lim $*: $shown of $all rows shown"
 	"$PPERF" report --sort sym --percent-limit "$lim" "$@" "$T/cp.data" >"$T/got.txt" || fail "stdio"
 	grep -q "^# --percent-limit $lim: $((all - shown)) rows left out, " "$T/got.txt" ||
 		fail "no header line of the $((all - shown)) rows left out: $(head -5 "$T/got.txt")"
 	rows=$(grep -c '^ ' "$T/got.txt")
 	expect_eq "stdio rows under --percent-limit $lim $*" "$rows" "$shown"
-	echo "--percent-limit $lim${*:+ $*}: $shown of $all rows shown, the ones at or above $lim% by $name"
+	echo "--percent-limit $lim${*:+ $*}: $shown of $all rows shown, those at or above $lim% by $name"
 }
 check_limit
 check_limit --children
@@ -46,20 +48,24 @@ lim=$(limit_between "$T/callees.csv" 2)
 awk -F, -v l="$lim" 'NR == 1 || $2 + 0 >= l + 0' "$T/callees.csv" >"$T/want.csv"
 "$PPERF" report --callees a --format csv --percent-limit "$lim" "$T/cp.data" >"$T/got.csv"
 cmp -s "$T/want.csv" "$T/got.csv" || fail "--callees a --percent-limit $lim: $(cat "$T/got.csv")"
-echo "--callees a --percent-limit $lim: $(($(wc -l <"$T/got.csv") - 1)) of $(($(wc -l <"$T/callees.csv") - 1)) callees"
+echo "--callees a --percent-limit $lim: $(($(wc -l <"$T/got.csv") - 1)) of" \
+	"$(($(wc -l <"$T/callees.csv") - 1)) callees"
 
 # -n: the Samples column (the second without --children) adds up to the header's thread-samples
 for w in "" --wall; do
 	"$PPERF" report -n $w "$T/cp.data" >"$T/n.txt" || fail "report -n $w"
 	head=$(sed -n 2p "$T/n.txt" | sed -n 's/.* in \([0-9]*\) thread-samples of .*/\1/p')
 	sum=$(awk '/^ / { n += $2 } END { print n + 0 }' "$T/n.txt")
-	grep -q '^# Overhead   Samples ' "$T/n.txt" || fail "report -n $w: no Samples column: $(head -5 "$T/n.txt")"
-	[ -n "$head" ] && [ "$head" -gt 0 ] || fail "report -n $w: no thread-samples in $(sed -n 2p "$T/n.txt")"
+	grep -q '^# Overhead   Samples ' "$T/n.txt" ||
+		fail "report -n $w: no Samples column: $(head -5 "$T/n.txt")"
+	[ -n "$head" ] && [ "$head" -gt 0 ] ||
+		fail "report -n $w: no thread-samples in $(sed -n 2p "$T/n.txt")"
 	expect_eq "report -n $w: the rows' samples against the header's" "$sum" "$head"
 	echo "report -n ${w:---cpu}: the rows' samples add up to the header's $head thread-samples"
 done
 "$PPERF" report "$T/cp.data" >"$T/default.txt" || fail "report"
-for o in -n --show-nr-samples --stdio "--format stdio --stdio" --no-children "--children --no-children"; do
+for o in -n --show-nr-samples --stdio "--format stdio --stdio" --no-children \
+	"--children --no-children"; do
 	"$PPERF" report $o "$T/cp.data" | cmp -s - "$T/default.txt" || fail "report $o differs from report"
 done
 "$PPERF" report --no-children --children "$T/cp.data" | grep -q '^# Children ' ||
