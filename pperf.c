@@ -53,16 +53,6 @@ static int run_command(const struct command *cmd, int argc, char **argv)
 	return status;
 }
 
-int help_command(const char *name)
-{
-	const struct command *cmd = find_command(name);
-	char *argv[] = { (char *)name, "--help", NULL };
-
-	if (!cmd)
-		return -1;
-	return cmd->fn(2, argv);
-}
-
 int main(int argc, char **argv)
 {
 	const struct command *cmd;

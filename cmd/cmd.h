@@ -42,7 +42,4 @@ extern const char pperf_version[];
 #define VERSION_OPTION { "version", no_argument, NULL, OPT_VERSION }
 int show_version(void);
 
-/* Print `pperf help CMD` text for a command name; 0 if known. */
-int help_command(const char *name);
-
 #endif

@@ -13,7 +13,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
 # within A B POINTS: |A - B| <= POINTS (decimals)
 within() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { x = a - b; if (x < 0) x = -x; exit !(x <= d) }'; }
-# record ARGS...: pperf record, failing the test on a pperf error (not on the program's status)
+# summary PROFILE: test-tool's facts of a profile, failing the test if it cannot read it
 summary() { "$TT" summary "$1" || fail "test-tool summary $1"; }
 # idle_cpus: CPUs' worth of idle time since the previous call, from /proc/stat.
 idle_prev=

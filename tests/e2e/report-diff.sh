@@ -2,6 +2,8 @@
 # 2:1); the change per function is the difference of the two reports' shares, with the right
 # sign and size, sorted by its size; channels both profiles have are compared too.
 . "$(dirname "$0")/lib.sh"
+# a command that fails inside a pipe into awk fails the test
+set -o pipefail
 RT=
 [ "$(id -u)" = 0 ] && RT="--fifo 1" # samples free of the run queue's bias on a busy machine
 "$PPERF" record -q $RT -F 2000 -e task-clock -o "$T/a.data" -- \

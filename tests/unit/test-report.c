@@ -22,18 +22,8 @@
 #include "../../lib/buildid.h"
 #include "../../lib/util.h"
 #include "../../report/symbols.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                          \
-	do {                                                                                      \
-		if (!(cond)) {                                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
-			fprintf(stderr, __VA_ARGS__);                                             \
-			fputc('\n', stderr);                                                      \
-			failures++;                                                               \
-		}                                                                                 \
-	} while (0)
 
 /* Functions with known names and lines: their first and last lines bracket the body. */
 static volatile unsigned long sink;
