@@ -20,6 +20,7 @@ static const struct convert_target targets[] = {
 	{ "perf", cmd_convert_perf, "Linux perf.data (perf report, script, annotate)" },
 	{ "csv", cmd_convert_csv, "one symbolized row per thread-sample" },
 	{ "collapsed", cmd_convert_collapsed, "folded call stacks for flame graphs" },
+	{ "speedscope", cmd_convert_speedscope, "speedscope's JSON: per-thread sampled stacks" },
 	{ NULL, NULL, NULL }, /* targets are added above this line */
 };
 
