@@ -21,6 +21,7 @@ static const struct convert_target targets[] = {
 	{ "csv", cmd_convert_csv, "one symbolized row per thread-sample" },
 	{ "collapsed", cmd_convert_collapsed, "folded call stacks for flame graphs" },
 	{ "speedscope", cmd_convert_speedscope, "speedscope's JSON: per-thread sampled stacks" },
+	{ "trace", cmd_convert_trace, "Chrome trace events (JSON) for Perfetto, chrome://tracing" },
 	{ NULL, NULL, NULL }, /* targets are added above this line */
 };
 
