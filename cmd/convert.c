@@ -22,6 +22,7 @@ static const struct convert_target targets[] = {
 	{ "collapsed", cmd_convert_collapsed, "folded call stacks for flame graphs" },
 	{ "speedscope", cmd_convert_speedscope, "speedscope's JSON: per-thread sampled stacks" },
 	{ "trace", cmd_convert_trace, "Chrome trace events (JSON) for Perfetto, chrome://tracing" },
+	{ "pprof", cmd_convert_pprof, "pprof's gzipped profile.proto (go tool pprof)" },
 	{ NULL, NULL, NULL }, /* targets are added above this line */
 };
 
