@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "../formats/profile.h"
@@ -179,6 +180,24 @@ static uint64_t function_id(struct pprof *c, const char *name, const char *file)
 	return e->id;
 }
 
+static uint64_t map_use(struct pprof *c, struct pp_map *m);
+
+/* Whether path is the recorded command's file (argv[0], as a path or a name in PATH). */
+static int is_command(struct pprof *c, const char *path)
+{
+	const struct profile_meta *meta = profile_reader_meta(c->r);
+	const char *cmd, *base, *slash;
+
+	if (!meta->argc || !meta->argv[0][0])
+		return 0;
+	cmd = meta->argv[0];
+	if (!strcmp(path, cmd))
+		return 1;
+	slash = strrchr(cmd, '/');
+	base = strrchr(path, '/');
+	return !slash && base && !strcmp(base + 1, cmd);
+}
+
 static void map_add(struct pprof *c, const struct profile_mmap *m)
 {
 	struct pp_map *x;
@@ -192,22 +211,18 @@ static void map_add(struct pprof *c, const struct profile_mmap *m)
 	x->build_id = xcalloc(2 * (size_t)m->build_id_size + 1, 1);
 	for (uint32_t i = 0; i < m->build_id_size && i < sizeof(m->build_id); i++)
 		sprintf(x->build_id + 2 * i, "%02x", m->build_id[i]);
+	/*
+	 * pprof takes the first Mapping for the program's ("File:" in its reports): the
+	 * recorded command's, when this is its first executable map.
+	 */
+	if (!c->nr_mappings && is_command(c, x->path))
+		map_use(c, x);
 }
 
-/* The Mapping holding addr in process pid (the latest recorded), written when first used; 0
- * if none. Processes mapping the same file at the same place share one. */
-static uint64_t mapping_id(struct pprof *c, uint32_t pid, uint64_t addr)
+/* Give m its Mapping (written now), or the one of the same file at the same place (processes
+ * that forked share theirs). */
+static uint64_t map_use(struct pprof *c, struct pp_map *m)
 {
-	struct pp_map *m = NULL;
-
-	for (size_t i = c->nr_maps; i-- > 0;)
-		if (c->maps[i].live && c->maps[i].pid == pid && c->maps[i].start <= addr &&
-		    addr < c->maps[i].end) {
-			m = &c->maps[i];
-			break;
-		}
-	if (!m)
-		return 0;
 	if (m->id)
 		return m->id;
 	for (size_t i = 0; i < c->nr_maps; i++) {
@@ -233,6 +248,16 @@ static uint64_t mapping_id(struct pprof *c, uint32_t pid, uint64_t addr)
 	pb_varint(&c->msg, MAPPING_HAS_INLINE_FRAMES, c->lines);
 	pb_message(&c->out, PROFILE_MAPPING, &c->msg);
 	return m->id;
+}
+
+/* The Mapping holding addr in process pid (the latest recorded), 0 if none. */
+static uint64_t mapping_id(struct pprof *c, uint32_t pid, uint64_t addr)
+{
+	for (size_t i = c->nr_maps; i-- > 0;)
+		if (c->maps[i].live && c->maps[i].pid == pid && c->maps[i].start <= addr &&
+		    addr < c->maps[i].end)
+			return map_use(c, &c->maps[i]);
+	return 0;
 }
 
 static void add_line(struct pprof *c, const char *fn, const char *file, int line)
@@ -394,7 +419,6 @@ static void header(struct pprof *c)
 	FILE *f;
 
 	c->header_done = 1;
-	pb_string(&c->out, PROFILE_STRING_TABLE, ""); /* index 0, as the format wants */
 	value_type(c, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
 	value_type(c, PROFILE_SAMPLE_TYPE, "wall", "nanoseconds");
 	c->nr_channels = profile_reader_nr_channels(c->r);
@@ -497,6 +521,10 @@ int cmd_convert_pprof(int argc, char **argv)
 	if (optind < argc)
 		usage_error("convert", "unexpected argument '%s'", argv[optind]);
 	c.lines = wo.sym.lines;
+	if ((!output || !strcmp(output, "-")) && isatty(STDOUT_FILENO)) {
+		error("pprof's format is binary: not written to a terminal; use -o FILE");
+		return EXIT_FAIL;
+	}
 	inputs[0] = input;
 	if (outfile_open(&of, output ? output : "-", 0, inputs) < 0)
 		return EXIT_FAIL;
@@ -506,7 +534,8 @@ int cmd_convert_pprof(int argc, char **argv)
 		profile_reader_close(c.r);
 		return EXIT_FAIL;
 	}
-	/* The header goes first, at the first sample (record()), or here without one. */
+	pb_string(&c.out, PROFILE_STRING_TABLE, ""); /* index 0, as the format wants, first */
+	/* The sample types at the first sample (record()), or at the end without one. */
 	ret = walk_profile(c.r, &wo, add_sample, &c, NULL);
 	if (ret == 0) {
 		const struct profile_meta *m = profile_reader_meta(c.r);
