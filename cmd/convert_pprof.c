@@ -91,6 +91,7 @@ struct pprof {
 	uint32_t nr_channels; /* the sample types after cpu and wall */
 	uint64_t last_time;   /* of the last sample */
 	int header_done;
+	char *command; /* the file the first process executed */
 };
 
 static uint64_t hash_key(uint64_t a, uint64_t b, const char *name)
@@ -182,20 +183,22 @@ static uint64_t function_id(struct pprof *c, const char *name, const char *file)
 
 static uint64_t map_use(struct pprof *c, struct pp_map *m);
 
-/* Whether path is the recorded command's file (argv[0], as a path or a name in PATH). */
+/*
+ * Whether path is the recorded command's file: the program its first process executed, or in
+ * a profile without exec records (upstream's), the file argv[0] names.
+ */
 static int is_command(struct pprof *c, const char *path)
 {
 	const struct profile_meta *meta = profile_reader_meta(c->r);
-	const char *cmd, *base, *slash;
+	const char *cmd, *base;
 
+	if (c->command)
+		return !strcmp(path, c->command);
 	if (!meta->argc || !meta->argv[0][0])
 		return 0;
-	cmd = meta->argv[0];
-	if (!strcmp(path, cmd))
-		return 1;
-	slash = strrchr(cmd, '/');
-	base = strrchr(path, '/');
-	return !slash && base && !strcmp(base + 1, cmd);
+	cmd = strrchr(meta->argv[0], '/') ? strrchr(meta->argv[0], '/') + 1 : meta->argv[0];
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	return !strcmp(base, cmd);
 }
 
 static void map_add(struct pprof *c, const struct profile_mmap *m)
@@ -334,6 +337,8 @@ static int record(void *p, const struct profile_record *rec)
 		map_add(c, &rec->mmap);
 		break;
 	case PROFILE_EXEC:
+		if (!c->command)
+			c->command = xstrdup(rec->exec.filename);
 		for (size_t i = 0; i < c->nr_maps; i++)
 			if (c->maps[i].pid == rec->exec.pid)
 				c->maps[i].live = 0;
@@ -555,6 +560,7 @@ int cmd_convert_pprof(int argc, char **argv)
 		free(c.maps[i].build_id);
 	}
 	free(c.maps);
+	free(c.command);
 	table_release(&c.strings);
 	table_release(&c.functions);
 	table_release(&c.locations);
