@@ -370,6 +370,8 @@ static void label(struct pprof *c, const char *key, const char *str, int64_t num
 static uint64_t int_value(double v)
 {
 	v = floor(v + 0.5);
+	if (v != v)
+		return 0;
 	if (!(v > -9.2e18))
 		return (uint64_t)INT64_MIN;
 	if (v > 9.2e18)
@@ -439,8 +441,7 @@ static void header(struct pprof *c)
 	value_type(c, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
 	pb_varint(&c->out, PROFILE_PERIOD, m->period_ns);
 	/* CLOCK_REALTIME at the start, from the profile's pair of clock readings */
-	pb_varint(&c->out, PROFILE_TIME_NANOS,
-		  (uint64_t)((int64_t)m->ref_realtime_ns + (int64_t)(m->start_time - m->ref_clock_ns)));
+	pb_varint(&c->out, PROFILE_TIME_NANOS, m->ref_realtime_ns + (m->start_time - m->ref_clock_ns));
 	f = open_memstream(&cmd, &size);
 	if (!f)
 		die_errno("cannot allocate memory");

@@ -181,8 +181,8 @@ static int add_sample(void *p, const struct walk_sample *s)
 	w = weight_of(&c->weight, s);
 	if (c->weight.kind == WEIGHT_SAMPLES && !s->cpu_ns)
 		w = 0; /* the thread-samples that ran */
-	if (w <= 0)
-		return 0;
+	if (!(w > 0) || !isfinite(w))
+		return 0; /* nothing, or what JSON cannot say (a crafted profile's channel) */
 	c->stack_len = 0;
 	if (s->stack) {
 		if (s->stack->flags & STACK_TRUNCATED)
@@ -214,6 +214,14 @@ static int add_sample(void *p, const struct walk_sample *s)
 	t->nr_frames += c->stack_len;
 	t->start[t->nr] = t->nr_frames;
 	return 0;
+}
+
+/* A weight as written: a whole number (of the unit after scale); 0 past what JSON can say. */
+static double whole(double w, double scale)
+{
+	double x = floor(w * scale + 0.5);
+
+	return isfinite(x) ? x : 0;
 }
 
 /* The whole file, once the profile has been read. */
@@ -267,8 +275,8 @@ static void write_json(struct speedscope *c, FILE *out, double scale)
 		free(tname);
 		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,", unit);
 		for (size_t k = 0; k < t->nr; k++)
-			end += floor(t->weight[k] * scale + 0.5);
-		fprintf(out, "\"endValue\":%.0f,\n\"samples\":[", end);
+			end += whole(t->weight[k], scale);
+		fprintf(out, "\"endValue\":%.0f,\n\"samples\":[", isfinite(end) ? end : 0);
 		for (size_t k = 0; k < t->nr; k++) {
 			fputs(k ? ",[" : "[", out);
 			for (size_t f = t->start[k]; f < t->start[k + 1]; f++)
@@ -277,7 +285,7 @@ static void write_json(struct speedscope *c, FILE *out, double scale)
 		}
 		fputs("],\n\"weights\":[", out);
 		for (size_t k = 0; k < t->nr; k++)
-			fprintf(out, k ? ",%.0f" : "%.0f", floor(t->weight[k] * scale + 0.5));
+			fprintf(out, k ? ",%.0f" : "%.0f", whole(t->weight[k], scale));
 		fputs("]}", out);
 	}
 	fputs("]}\n", out);

@@ -167,7 +167,9 @@ static void counters(struct trace *c, const struct profile_sample *ps)
 		fprintf(c->out, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%u,\"args\":{", (double)t / 1e3,
 			c->counter_pid);
 		json_string(c->out, unit);
-		fprintf(c->out, ":%.9g}}", v);
+		fputc(':', c->out);
+		json_number(c->out, v);
+		fputs("}}", c->out);
 	}
 }
 
@@ -235,7 +237,8 @@ static int slice(void *p, const struct walk_sample *s)
 			continue;
 		fputc(',', c->out);
 		json_string(c->out, ch->name);
-		fprintf(c->out, ":%.9g", s->share[i]);
+		fputc(':', c->out);
+		json_number(c->out, s->share[i]);
 	}
 	fputs("}}", c->out);
 	/* a write error ends the walk, said once (a full disk, /dev/full) */
@@ -289,7 +292,9 @@ static void finish(struct trace *c)
 	}
 	fprintf(c->out, ",\"hostname\":");
 	json_string(c->out, m->hostname);
-	fprintf(c->out, ",\"frequency_hz\":%.9g}}\n", m->freq_hz);
+	fprintf(c->out, ",\"frequency_hz\":");
+	json_number(c->out, m->freq_hz);
+	fputs("}}\n", c->out);
 }
 
 int cmd_convert_trace(int argc, char **argv)

@@ -1,6 +1,8 @@
 /* JSON output (see json.h). */
 #include "json.h"
 
+#include <math.h>
+
 #include "util.h"
 
 void json_string(FILE *out, const char *s)
@@ -38,4 +40,12 @@ void json_string(FILE *out, const char *s)
 		p++;
 	}
 	putc('"', out);
+}
+
+void json_number(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.9g", v);
+	else
+		fputs("null", out);
 }

@@ -1,6 +1,6 @@
 /*
  * formats/protobuf.h against the encoding guide's own examples (protobuf.dev, "Encoding"), and
- * lib/json.h's strings: escapes, UTF-8 kept, stray bytes made characters.
+ * lib/json.h's strings (escapes, UTF-8 kept, stray bytes made characters) and numbers.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,8 +72,24 @@ static void check_json(const char *in, const char *want)
 	free(got);
 }
 
+static void check_number(double v, const char *want)
+{
+	char *got = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&got, &size);
+
+	json_number(f, v);
+	fclose(f);
+	CHECK(!strcmp(got, want), "json_number() = %s, want %s", got, want);
+	free(got);
+}
+
 static void test_json(void)
 {
+	check_number(17.25, "17.25");
+	check_number(-1e-12, "-1e-12");
+	check_number(1.0 / 0.0, "null");
+	check_number(0.0 / 0.0, "null");
 	check_json("main", "\"main\"");
 	check_json("say \"hi\"\\", "\"say \\\"hi\\\"\\\\\"");
 	check_json("a\nb\tc\x01\x7f", "\"a\\nb\\tc\\u0001\\u007f\"");
