@@ -442,6 +442,8 @@ static void header(struct pprof *c)
 	pb_varint(&c->out, PROFILE_PERIOD, m->period_ns);
 	/* CLOCK_REALTIME at the start, from the profile's pair of clock readings */
 	pb_varint(&c->out, PROFILE_TIME_NANOS, m->ref_realtime_ns + (m->start_time - m->ref_clock_ns));
+	if (!m->argc)
+		return; /* no command line recorded (upstream's profiles) */
 	f = open_memstream(&cmd, &size);
 	if (!f)
 		die_errno("cannot allocate memory");
