@@ -128,7 +128,8 @@ static struct pp_entry *table_find(struct pp_table *t, uint64_t a, uint64_t b, c
 	for (i = hash_key(a, b, name) % t->size; t->e[i].id; i = (i + 1) % t->size) {
 		struct pp_entry *x = &t->e[i];
 
-		if (x->a == a && x->b == b && !x->name == !name && (!name || !strcmp(x->name, name))) {
+		if (x->a == a && x->b == b && !x->name == !name &&
+		    (!name || !strcmp(x->name, name))) {
 			*added = 0;
 			return x;
 		}
@@ -441,7 +442,8 @@ static void header(struct pprof *c)
 	value_type(c, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
 	pb_varint(&c->out, PROFILE_PERIOD, m->period_ns);
 	/* CLOCK_REALTIME at the start, from the profile's pair of clock readings */
-	pb_varint(&c->out, PROFILE_TIME_NANOS, m->ref_realtime_ns + (m->start_time - m->ref_clock_ns));
+	pb_varint(&c->out, PROFILE_TIME_NANOS,
+		  m->ref_realtime_ns + (m->start_time - m->ref_clock_ns));
 	if (!m->argc)
 		return; /* no command line recorded (upstream's profiles) */
 	f = open_memstream(&cmd, &size);

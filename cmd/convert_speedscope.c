@@ -118,11 +118,13 @@ static uint32_t frame_index(struct speedscope *c, const char *name, const char *
 
 static struct ss_thread *thread_of(struct speedscope *c, const struct walk_sample *s)
 {
-	size_t i;
+	size_t i, size;
 
 	if (c->nr_threads * 2 >= c->thread_hash_size) {
-		size_t size = c->thread_hash_size ? c->thread_hash_size * 2 : 64;
-		size_t *h = xcalloc(size, sizeof(*h));
+		size_t *h;
+
+		size = c->thread_hash_size ? c->thread_hash_size * 2 : 64;
+		h = xcalloc(size, sizeof(*h));
 
 		for (size_t k = 0; k < c->nr_threads; k++) {
 			for (i = c->threads[k].tid % size; h[i]; i = (i + 1) % size)
@@ -133,7 +135,8 @@ static struct ss_thread *thread_of(struct speedscope *c, const struct walk_sampl
 		c->thread_hash = h;
 		c->thread_hash_size = size;
 	}
-	for (i = s->tid % c->thread_hash_size; c->thread_hash[i]; i = (i + 1) % c->thread_hash_size) {
+	size = c->thread_hash_size;
+	for (i = s->tid % size; c->thread_hash[i]; i = (i + 1) % size) {
 		struct ss_thread *t = &c->threads[c->thread_hash[i] - 1];
 
 		if (t->tid == s->tid && t->pid == s->pid)
@@ -166,7 +169,8 @@ static void push_frames(struct speedscope *c, struct symbolizer *sym, uint32_t p
 static void resolve_channel(struct speedscope *c)
 {
 	if (weight_resolve(&c->weight, c->r) < 0)
-		usage_error("convert", "--weight is cpu, wall, samples or a channel of '%s', not '%s'",
+		usage_error("convert",
+			    "--weight is cpu, wall, samples or a channel of '%s', not '%s'",
 			    c->input, c->weight.channel);
 }
 
@@ -246,7 +250,8 @@ static void write_json(struct speedscope *c, FILE *out, double scale)
 		fprintf(ns, " %s", m->argv[i]);
 	fclose(ns);
 
-	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"name\":", out);
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n", out);
+	fputs("\"name\":", out);
 	json_string(out, name);
 	fprintf(out, ",\n\"exporter\":\"pperf %s\",\n\"activeProfileIndex\":%zu,\n", pperf_version,
 		active);
@@ -269,8 +274,8 @@ static void write_json(struct speedscope *c, FILE *out, double scale)
 		char *tname = xasprintf("%s (pid %u, tid %u)", t->comm, t->pid, t->tid);
 		double end = 0;
 
-		fputs(i ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":",
-		      out);
+		fputs(i ? ",\n" : "\n", out);
+		fputs("{\"type\":\"sampled\",\"name\":", out);
 		json_string(out, tname);
 		free(tname);
 		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,", unit);

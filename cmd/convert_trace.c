@@ -22,11 +22,11 @@ static const char trace_usage[] =
 	"Write the profile as Chrome trace events (JSON), for Perfetto (ui.perfetto.dev) and\n"
 	"chrome://tracing: each thread-sample that stands for CPU time is a complete event\n"
 	"(\"ph\":\"X\") on its thread's track, named by the sampled function, ending at the\n"
-	"sample and lasting the CPU time charged to it (at most the interval; the exact time is\n"
-	"its cpu_ns argument), with its call stack as a stack frame (\"sf\"); threads and processes\n"
-	"are named by metadata events; each system channel is a counter track (\"ph\":\"C\") in\n"
-	"the first process: an energy counter as its power (J/s = W), a reading as it is.\n"
-	"Times are in microseconds from the start of recording.\n"
+	"sample and lasting the CPU time charged to it (at most the interval; the exact time\n"
+	"is its cpu_ns argument), with its call stack as a stack frame (\"sf\"); threads and\n"
+	"processes are named by metadata events; each system channel is a counter track\n"
+	"(\"ph\":\"C\") in the first process: an energy counter as its power (J/s = W), a\n"
+	"reading as it is. Times are in microseconds from the start of recording.\n"
 	"\n"
 	"  -i, --input PROFILE   the profile (default pperf.data; '-': standard input)\n"
 	"  -o, --output FILE     the JSON file (default standard output; not the profile)\n"
@@ -98,8 +98,8 @@ static uint32_t node_id(struct trace *c, uint32_t parent, const char *name, cons
 			return c->node_hash[i];
 	}
 	ALLOC_GROW(c->nodes, c->nodes_alloc, c->nr_nodes + 1);
-	c->nodes[c->nr_nodes] =
-		(struct tr_node){ .parent = parent, .name = xstrdup(name), .category = xstrdup(category) };
+	c->nodes[c->nr_nodes] = (struct tr_node){ .parent = parent, .name = xstrdup(name),
+						  .category = xstrdup(category) };
 	c->node_hash[i] = (uint32_t)++c->nr_nodes;
 	return c->node_hash[i];
 }
@@ -210,7 +210,8 @@ static int slice(void *p, const struct walk_sample *s)
 		if (s->stack->flags & STACK_TRUNCATED)
 			node = node_id(c, 0, "[truncated]", "");
 		for (uint32_t k = s->stack->nr_frames; k-- > 0;)
-			node = frame_node(c, s->symbolizer, s->pid, s->stack->frames[k] - 1, node, &r);
+			node = frame_node(c, s->symbolizer, s->pid, s->stack->frames[k] - 1, node,
+					  &r);
 	}
 	node = frame_node(c, s->symbolizer, s->pid, s->pc, node, &r);
 
@@ -255,10 +256,12 @@ static void finish(struct trace *c)
 
 		event_sep(c);
 		if (n->pid)
-			fprintf(c->out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,",
+			fprintf(c->out,
+				"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,",
 				n->pid, n->id);
 		else
-			fprintf(c->out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,", n->id);
+			fprintf(c->out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,",
+				n->id);
 		fputs("\"args\":{\"name\":", c->out);
 		json_string(c->out, n->name);
 		fputs("}}", c->out);

@@ -1,8 +1,9 @@
 # pperf convert --to speedscope, trace and pprof on real recordings, each read by its own tools:
-# speedscope's importer (its npm package, under node), Python's json for Chrome trace events,
-# and go tool pprof. What each says matches pperf report: every function's CPU time, the
-# threads, the call stacks (callpaths -g), inlined functions (nested-inline), a system channel
-# and a per-thread counter (power-phases with a meter merged); a corrupt profile is one error.
+# speedscope's importer and JSON schema (its npm package, under node), Python's json for Chrome
+# trace events (tests/helper/check-trace.py), and go tool pprof. What each says matches pperf
+# report: every function's CPU time to the nanosecond, the threads, the call stacks (callpaths
+# -g), inlined functions (nested-inline), a system channel and a per-thread counter
+# (power-phases with a meter merged); a corrupt profile is one error and leaves no output.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v node >/dev/null || skip "node is not installed (Debian: nodejs; scripts/install-deps)"
@@ -16,50 +17,61 @@ export GOCACHE=$T/gocache HOME=$T # go tool pprof keeps nothing of other runs
 cd "$T" || fail "cd"
 import() { node "$ROOT/tests/helper/speedscope-import.js" "$SS" "$@"; }
 pprof() { timeout 120 go tool pprof "$@" 2>pprof.err; }
-# csvcol FILE NAME KEY: column NAME of the row whose last column is KEY
-csvcol() { awk -F, -v n="$2" -v k="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next }
-	$NF == k && c { print $c }' "$1"; }
+# total_ns CSV: the report's CPU time in ns
+total_ns() { awk -F, 'NR > 1 { s += $3 } END { printf "%.0f", s * 1e6 }' "$1"; }
+# self_ns CSV: each function's CPU time in ns, "NAME NS" sorted
+self_ns() { awk -F, 'NR > 1 { printf "%s %.0f\n", $NF, $3 * 1e6 }' "$1" | sort; }
+# meter_nj CSV: the meter's energy in the report, in nJ
+meter_nj() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "meter (J)") c = i; next }
+		{ s += $c } END { printf "%.0f", s * 1e9 }' "$1"
+}
 
 "$PPERF" record -q -g -o cp.data -- "$PROGS/callpaths" 1.0 >/dev/null || fail "record -g callpaths"
 "$PPERF" record -q -o ni.data -- "$PROGS/nested-inline" 0.4 >/dev/null || fail "record nested-inline"
-"$PPERF" record -q -F 1000 -e task-clock -o pw.data -- "$PROGS/power-phases" log.csv 1.2 >/dev/null ||
-	fail "record power-phases"
+"$PPERF" record -q -F 1000 -e task-clock -o pw.data -- "$PROGS/power-phases" log.csv 1.2 \
+	>/dev/null || fail "record power-phases"
 "$PPERF" merge pw.data log.csv --clock realtime --name meter -o m.data 2>/dev/null || fail "merge"
 for p in cp m ni; do
 	"$PPERF" report --format csv --sort sym $p.data >$p.sym.csv || fail "report $p"
 	"$PPERF" report --format csv --sort tid $p.data >$p.tid.csv || fail "report --sort tid $p"
 done
-# total_ns CSV: the report's CPU time in ns
-total_ns() { awk -F, 'NR > 1 { s += $3 } END { printf "%.0f", s * 1e6 }' "$1"; }
 
 ### speedscope
 for p in cp m; do
-	"$PPERF" convert --to speedscope -i $p.data -o $p.speedscope.json 2>err || fail "speedscope $p: $(cat err)"
+	"$PPERF" convert --to speedscope -i $p.data -o $p.speedscope.json 2>err ||
+		fail "speedscope $p: $(cat err)"
 	[ -s err ] && fail "convert --to speedscope $p printed: $(cat err)"
-	import $p.speedscope.json >$p.ss 2>err || fail "speedscope's importer on $p: $(cat err)"
-	grep -qx 'format: speedscope json file' $p.ss || fail "speedscope read $p as: $(head -1 $p.ss)"
-	expect_eq "speedscope $p: profiles (threads)" "$(grep -c '^profile' $p.ss)" "$(($(wc -l <$p.tid.csv) - 1))"
-	grep '^profile' $p.ss | cut -f3 | sort -u | grep -qx nanoseconds || fail "unit: $(grep '^profile' $p.ss)"
+	import $p.speedscope.json >$p.ss 2>err || fail "speedscope's importer on $p: $(cat $p.ss err)"
+	grep -qx 'schema: valid' $p.ss || fail "speedscope $p against the schema: $(head -1 $p.ss)"
+	grep -qx 'format: speedscope json file' $p.ss || fail "speedscope read $p as: $(sed -n 2p $p.ss)"
+	expect_eq "speedscope $p: profiles (threads)" "$(grep -c '^profile' $p.ss)" \
+		"$(($(wc -l <$p.tid.csv) - 1))"
+	[ "$(grep '^profile' $p.ss | cut -f3 | sort -u)" = nanoseconds ] ||
+		fail "unit: $(grep '^profile' $p.ss)"
 	# every function's own weight is its CPU time in the report, to the nanosecond
-	awk -F'\t' '$1 == "frame" { s[$3] += $4 } END { for (f in s) if (s[f]) printf "%s %d\n", f, s[f] }' $p.ss |
-		sort >$p.ss.self
-	awk -F, 'NR > 1 { printf "%s %.0f\n", $NF, $3 * 1e6 }' $p.sym.csv | sort >$p.rep.self
-	cmp -s $p.ss.self $p.rep.self || fail "speedscope $p: functions' CPU ns differ from the report:" \
-		"$(diff $p.ss.self $p.rep.self | head)"
-	echo "speedscope $p: $(wc -l <$p.ss.self) functions' CPU time as the report's, total $(total_ns $p.sym.csv) ns"
+	awk -F'\t' '$1 == "frame" { s[$3] += $4 }
+		END { for (f in s) if (s[f]) printf "%s %d\n", f, s[f] }' $p.ss | sort >$p.ss.self
+	self_ns $p.sym.csv >$p.rep.self
+	cmp -s $p.ss.self $p.rep.self || fail "speedscope $p: functions' CPU ns differ from the" \
+		"report's: $(diff $p.ss.self $p.rep.self | head)"
+	echo "speedscope $p: schema valid, $(wc -l <$p.ss.self) functions' CPU time as the" \
+		"report's, total $(total_ns $p.sym.csv) ns"
 done
 # stacks: c called from d and from b, both from a, main; main holds everything
 ss_total() { awk -F'\t' -v f="$1" '$1 == "frame" && $3 == f { s += $5 } END { print s + 0 }' cp.ss; }
 expect_eq "speedscope: main's total" "$(ss_total main)" "$(total_ns cp.sym.csv)"
-for f in a b d rec via_ptr; do [ "$(ss_total $f)" -gt 0 ] || fail "speedscope: no stack through $f"; done
+for f in a b d rec via_ptr; do
+	[ "$(ss_total $f)" -gt 0 ] || fail "speedscope: no stack through $f"
+done
 echo "speedscope: the stacks hold main, a, b, d, rec and via_ptr"
-# weighed by a channel: the meter's energy in nJ, the report's joules
-"$PPERF" convert --to speedscope --weight meter -i m.data -o meter.speedscope.json || fail "--weight meter"
+# weighed by a channel: the meter's energy in nJ, the report's joules (which it prints to 9
+# digits; each merged sample is rounded to the nJ)
+"$PPERF" convert --to speedscope --weight meter -i m.data -o meter.speedscope.json || fail "--weight"
 import meter.speedscope.json >meter.ss 2>err || fail "speedscope's importer, --weight meter: $(cat err)"
-got=$(awk -F'\t' '$1 == "profile" { s += $4 } END { print s }' meter.ss)
-want=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "meter (J)") c = i; next } { s += $c } END { printf "%.0f", s * 1e9 }' m.sym.csv)
-# (the report prints 9 digits; each merged sample is rounded to the nJ)
-within "$got" "$want" "$(awk -v w="$want" 'BEGIN { print w / 1e6 }')" || fail "speedscope --weight meter: $got nJ, report $want nJ"
+got=$(awk -F'\t' '$1 == "profile" { s += $4 } END { print s }' meter.ss) want=$(meter_nj m.sym.csv)
+within "$got" "$want" "$(awk -v w="$want" 'BEGIN { print w / 1e6 }')" ||
+	fail "speedscope --weight meter: $got nJ, report $want nJ"
 echo "speedscope --weight meter: $got nJ, report $want nJ"
 
 ### trace
@@ -67,77 +79,14 @@ echo "speedscope --weight meter: $got nJ, report $want nJ"
 for p in cp m; do
 	"$PPERF" convert --to trace -i $p.data -o $p.trace.json 2>err || fail "trace $p: $(cat err)"
 	[ -s err ] && fail "convert --to trace $p printed: $(cat err)"
-	python3 - $p.trace.json $p.tid.csv $p.sym.csv $p <<'EOF' || fail "trace $p: see above"
-import collections, csv, json, sys
-path, tid_csv, sym_csv, name = sys.argv[1:5]
-d = json.load(open(path))
-def check(cond, what):
-    if not cond:
-        print("FAIL: trace %s: %s" % (name, what)); sys.exit(1)
-check(d.get("displayTimeUnit") == "ns", "displayTimeUnit %r" % d.get("displayTimeUnit"))
-ev = d["traceEvents"]
-frames = d["stackFrames"]
-xs = [e for e in ev if e["ph"] == "X"]
-check(xs, "no complete events")
-for e in xs:
-    for k in ("name", "ph", "ts", "dur", "pid", "tid", "sf", "args"):
-        check(k in e, "an X event without %s: %r" % (k, e))
-    check(e["dur"] <= e["args"]["cpu_ns"] / 1e3 + 0.001, "dur past the CPU time: %r" % e)
-    check(str(e["sf"]) in frames and frames[str(e["sf"])]["name"] == e["name"],
-          "the event's stack frame is not its function: %r" % e)
-# per thread: the CPU time is the report's, the events do not overlap
-cpu = collections.Counter()
-last = {}
-for e in sorted(xs, key=lambda e: e["ts"]):
-    cpu[e["tid"]] += e["args"]["cpu_ns"]
-    check(e["ts"] >= last.get(e["tid"], -1) - 0.001, "overlapping events on thread %d" % e["tid"])
-    last[e["tid"]] = e["ts"] + e["dur"]
-rep = {int(r["tid"]): round(float(r["cpu_ms"]) * 1e6) for r in csv.DictReader(open(tid_csv))}
-check(dict(cpu) == {t: v for t, v in rep.items() if v}, "CPU ns by thread %r, report %r" % (dict(cpu), rep))
-fn = collections.Counter()
-for e in xs:
-    fn[e["name"]] += e["args"]["cpu_ns"]
-rep = {r["sym"]: round(float(r["cpu_ms"]) * 1e6) for r in csv.DictReader(open(sym_csv))}
-check(dict(fn) == rep, "CPU ns by function %r, report %r" % (dict(fn), rep))
-# names: every thread and process that has events
-names = {(e["pid"], e.get("tid")): e["args"]["name"] for e in ev if e["ph"] == "M"}
-for e in xs:
-    check((e["pid"], e["tid"]) in names, "thread %d has no thread_name" % e["tid"])
-    check((e["pid"], None) in names, "process %d has no process_name" % e["pid"])
-# stack frames: parents exist; with -g, the samples' stacks go through main
-for k, f in frames.items():
-    check("parent" not in f or f["parent"] in frames, "frame %s: no parent %s" % (k, f.get("parent")))
-def chain(i):
-    out = []
-    while i is not None:
-        out.append(frames[str(i)]["name"]); i = frames[str(i)].get("parent")
-    return out
-if name == "cp":
-    check(all("main" in chain(e["sf"]) for e in xs), "a stack without main")
-    check(any(chain(e["sf"])[:3] == ["c", "d", "a"] for e in xs), "no stack c <- d <- a")
-# counters: the meter (a reading, W) at every sample, its integral the channel's energy
-cs = [e for e in ev if e["ph"] == "C"]
-if name == "m":
-    meter = sorted((e for e in cs if e["name"] == "meter"), key=lambda e: e["ts"])
-    check(len(meter) > 100 and all("W" in e["args"] and e["args"]["W"] > 0 for e in meter),
-          "meter counter events: %d, e.g. %r" % (len(meter), meter[:1]))
-    check(all(e["pid"] == xs[0]["pid"] for e in meter), "the counter track is not in the process")
-    joules = sum((b["ts"] - a["ts"]) / 1e6 * (a["args"]["W"] + b["args"]["W"]) / 2
-                 for a, b in zip(meter, meter[1:]))
-    want = float([l for l in open(name + ".info") if l.startswith("meter ")][0].split()[5])
-    check(abs(joules - want) < want * 0.02, "meter integral %.3f J, profile %.3f J" % (joules, want))
-    tc = sum(e["args"]["task-clock"] for e in xs)
-    rep = sum(float(r["task-clock (ns)"]) for r in csv.DictReader(open(sym_csv)))
-    check(abs(tc - rep) < 0.001 * rep, "task-clock %r, report %r" % (tc, rep))
-    print("trace m: %d meter counter events, %.3f J (profile %.3f J); task-clock %.0f ns" % (len(meter), joules, want, tc))
-else:
-    check(not cs, "counters without channels")
-print("trace %s: %d complete events, CPU time by thread and function as the report's, %d stack frames"
-      % (name, len(xs), len(frames)))
-EOF
+	if [ $p = cp ]; then set -- - --stacks; else set -- m.info; fi
+	python3 "$ROOT/tests/helper/check-trace.py" $p.trace.json $p.tid.csv $p.sym.csv "$@" ||
+		exit 1
 	import $p.trace.json >$p.tr 2>err || fail "speedscope's importer on the trace $p: $(cat err)"
-	grep -qx 'format: Trace Event Format profile' $p.tr || fail "speedscope read trace $p as: $(head -1 $p.tr)"
+	grep -qx 'format: Trace Event Format profile' $p.tr ||
+		fail "speedscope read trace $p as: $(head -1 $p.tr)"
 done
+echo "trace: speedscope's importer reads it as trace events"
 
 ### pprof
 for p in cp m ni; do
@@ -153,27 +102,31 @@ for p in cp m ni; do
 	expect_eq "pprof $p: total CPU ns" "$got" "$(total_ns $p.sym.csv)"
 	top=$(awk '/flat%/ { on = 1; next } on && NF { print $NF; exit }' $p.top)
 	expect_eq "pprof $p: top function" "$top" "$(awk -F, 'NR == 2 { print $NF }' $p.sym.csv)"
-	awk '/flat%/ { on = 1; next } on && $1 != "0" { v = $1; sub(/ns$/, "", v); print $NF, v }' $p.top |
-		sort >$p.pp.self
-	awk -F, 'NR > 1 { printf "%s %.0f\n", $NF, $3 * 1e6 }' $p.sym.csv | sort >$p.rep.self
-	cmp -s $p.pp.self $p.rep.self || fail "pprof $p: flat ns differ from the report: $(diff $p.pp.self $p.rep.self | head)"
-	echo "pprof $p: total $got, top $top, every function's flat ns as the report's"
+	awk '/flat%/ { on = 1; next } on && $1 != "0" { v = $1; sub(/ns$/, "", v); print $NF, v }' \
+		$p.top | sort >$p.pp.self
+	self_ns $p.sym.csv >$p.rep.self
+	cmp -s $p.pp.self $p.rep.self ||
+		fail "pprof $p: flat ns differ from the report's: $(diff $p.pp.self $p.rep.self | head)"
+	echo "pprof $p: total $got ns, top $top, every function's flat ns as the report's"
 done
 # -traces: the recorded stacks, labelled with the thread
 pprof -traces cp.pb.gz >cp.traces || fail "pprof -traces: $(cat pprof.err)"
-awk '/^-+\+/ { s = "" ; next } { s = s " " $NF } / main$/ { print s; s = "" }' cp.traces | grep -q ' c d a main' ||
-	fail "pprof -traces: no stack c d a main: $(head -30 cp.traces)"
-grep -q "thread:  callpaths" cp.traces && grep -q "tid:  [0-9]" cp.traces || fail "pprof -traces: labels"
+awk '/^-+\+/ { s = ""; next } { s = s " " $NF } / main$/ { print s; s = "" }' cp.traces |
+	grep -q ' c d a main' || fail "pprof -traces: no stack c d a main: $(head -30 cp.traces)"
+grep -q "thread:  callpaths" cp.traces && grep -q "tid:  [0-9]" cp.traces ||
+	fail "pprof -traces: labels: $(head -12 cp.traces)"
 echo "pprof -traces: c <- d <- a <- main, labelled with thread and tid"
 # the program's mapping first, with its build-id
 bid=$(readelf -n "$PROGS/callpaths" | awk '/Build ID/ { print $3 }')
 grep -qx "File: callpaths" cp.top && grep -qx "Build ID: $bid" cp.top ||
 	fail "pprof: mapping: $(head -3 cp.top), build-id $bid"
+echo "pprof: the program's mapping first, build-id $bid"
 # inlined functions: spin inlined into middle, inlined into outer, at their lines
 pprof -traces -lines ni.pb.gz >ni.traces || fail "pprof -traces -lines: $(cat pprof.err)"
 grep -q 'spin .*nested-inline.c:[0-9]* (inline)' ni.traces &&
 	grep -q 'middle .*nested-inline.c:[0-9]* (inline)' ni.traces &&
-	grep -q 'outer .*nested-inline.c:[0-9]*$' ni.traces || fail "pprof: inline frames: $(head -20 ni.traces)"
+	grep -q 'outer .*nested-inline.c:[0-9]*$' ni.traces ||
+	fail "pprof: inline frames: $(head -20 ni.traces)"
 echo "pprof -lines: spin inlined into middle inlined into outer"
 # the other sample types: wall, and the channels in their units
 pprof -top -sample_index=wall cp.pb.gz >wall.top || fail "pprof wall: $(cat pprof.err)"
@@ -183,7 +136,8 @@ grep -q '^cpu/nanoseconds\[dflt\] wall/nanoseconds task-clock/ns meter/nJ$' m.ra
 	fail "pprof sample types: $(grep -m1 nanoseconds m.raw)"
 pprof -top -sample_index=meter m.pb.gz >meter.top || fail "pprof meter: $(cat pprof.err)"
 got=$(sed -n 's/.*Total samples = \([0-9]*\)nJ.*/\1/p' meter.top)
-within "$got" "$want" "$(awk -v w="$want" 'BEGIN { print w / 1e6 }')" || fail "pprof meter: ${got}nJ, report ${want}nJ"
+within "$got" "$want" "$(awk -v w="$want" 'BEGIN { print w / 1e6 }')" ||
+	fail "pprof meter: ${got}nJ, report ${want}nJ"
 echo "pprof: wall and the channels as sample types (meter ${got}nJ, report ${want}nJ)"
 
 ### bad input: a corrupt profile is one line of error, and no output

@@ -6,7 +6,11 @@
  * found by its code and made reachable before the bundle would start the user interface, and
  * the bundle runs in a context whose browser objects do nothing.
  *   node speedscope-import.js SPEEDSCOPE_DIR FILE
- * Prints "format: WHAT speedscope said it imported", then per profile
+ * A speedscope file (its "$schema") is also checked against the JSON schema the package ships
+ * (dist/release/file-format-schema.json: the keywords it uses, of JSON Schema draft 7): the
+ * importer takes some files the schema does not.
+ * Prints "schema: valid" (or "schema: PATH: what is wrong" and exits 1) for those,
+ * "format: WHAT speedscope said it imported", then per profile
  * "profile<TAB>NAME<TAB>UNIT<TAB>TOTAL WEIGHT" and per frame of it
  * "frame<TAB>PROFILE INDEX<TAB>NAME<TAB>SELF WEIGHT<TAB>TOTAL WEIGHT". Exit 1 if it did not
  * import, 2 if the importer was not found (another speedscope version).
@@ -68,6 +72,34 @@ ctx.globalThis = ctx;
 vm.createContext(ctx);
 vm.runInContext(src, ctx, { filename: bundle });
 
+/* The errors of value v against schema node s (root: the whole schema, for $ref). */
+function validate(v, s, root, at, errors) {
+	if (s.$ref) {
+		const name = decodeURIComponent(s.$ref.replace(/^#\/definitions\//, ''));
+		return validate(v, root.definitions[name], root, at, errors);
+	}
+	const type = Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v;
+	if (s.type && s.type !== type && !(s.type === 'integer' && Number.isInteger(v)))
+		errors.push(`${at}: ${type}, not ${s.type}`);
+	if ('const' in s && v !== s.const)
+		errors.push(`${at}: ${JSON.stringify(v)}, not ${JSON.stringify(s.const)}`);
+	if (s.enum && !s.enum.includes(v))
+		errors.push(`${at}: ${JSON.stringify(v)}, none of ${s.enum.join(', ')}`);
+	if (s.anyOf && !s.anyOf.some((alt) => validate(v, alt, root, at, []).length === 0))
+		errors.push(`${at}: matches none of its ${s.anyOf.length} alternatives`);
+	if (type === 'object') {
+		for (const k of s.required || [])
+			if (!(k in v))
+				errors.push(`${at}: no ${k}`);
+		for (const [k, sub] of Object.entries(s.properties || {}))
+			if (k in v)
+				validate(v[k], sub, root, `${at}.${k}`, errors);
+	}
+	if (type === 'array' && s.items)
+		v.forEach((x, i) => validate(x, s.items, root, `${at}[${i}]`, errors));
+	return errors;
+}
+
 /* The file as the app's file source gives it. */
 const data = fs.readFileSync(file);
 const text = data.toString('utf8');
@@ -82,6 +114,22 @@ const source = {
 		},
 	}),
 };
+
+let json;
+try {
+	json = JSON.parse(text);
+} catch (e) {
+	json = undefined;
+}
+if (json && json.$schema === 'https://www.speedscope.app/file-format-schema.json') {
+	const schema = JSON.parse(fs.readFileSync(path.join(release, 'file-format-schema.json')));
+	const errors = validate(json, schema, schema, '$', []);
+	if (errors.length) {
+		console.log(`schema: ${errors.slice(0, 5).join('; ')}`);
+		process.exit(1);
+	}
+	console.log('schema: valid');
+}
 
 ctx.pperfImport(source).then(
 	(group) => {
