@@ -103,7 +103,7 @@ static uint64_t hash_key(uint64_t a, uint64_t b, const char *name)
 	return h ^ (h >> 29);
 }
 
-/* The entry of (a, b, name); *added says if it is new (its id then 0, for the caller to set). */
+/* The entry of (a, b, name), numbered next when new; *added says if it is. */
 static struct pp_entry *table_find(struct pp_table *t, uint64_t a, uint64_t b, const char *name,
 				   int *added)
 {
