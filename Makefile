@@ -2,8 +2,18 @@
 # `make ASAN=1` builds with AddressSanitizer and UBSan into build-asan/.
 
 prefix ?= /usr/local
+ifdef PREFIX
+prefix = $(PREFIX)
+endif
 bindir ?= $(prefix)/bin
-mandir ?= $(prefix)/share/man
+datadir ?= $(prefix)/share
+mandir ?= $(datadir)/man
+man1dir ?= $(mandir)/man1
+includedir ?= $(prefix)/include
+pkgconfigdir ?= $(datadir)/pkgconfig
+bashcompdir ?= $(datadir)/bash-completion/completions
+zshcompdir ?= $(datadir)/zsh/site-functions
+pperfdatadir ?= $(datadir)/pperf
 DESTDIR ?=
 
 CC ?= cc
@@ -71,12 +81,46 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all tests $(BENCH_BINS)
 	$(Q)bench/run $(BUILD)
 
-install: all
-	install -d $(DESTDIR)$(bindir)
+# What `make install` installs besides the binary: a man page per command, the completions,
+# the plugin interface with its pkg-config file, and the scripts users run (not install-deps
+# and demo, which belong to the source tree). Installing an already-built tree without
+# rebuilding it: make -o $(BUILD)/pperf install (tests/e2e/install.sh does).
+MANPAGES = $(wildcard docs/man/*.1)
+USER_SCRIPTS = scripts/aggregate-runs scripts/plot-functions scripts/plot-timeline scripts/sim-meter
+
+# The pkg-config file names the installed header's directory and the plugin interface's version
+# (PPERF_PLUGIN_ABI_MAJOR.MINOR); made again when prefix or includedir change.
+PC_DIRS = $(prefix) $(includedir)
+$(BUILD)/.pcdirs: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(PC_DIRS)' | cmp -s - $@ || echo '$(PC_DIRS)' > $@
+
+$(BUILD)/pperf-plugin.pc: include/pperf-plugin.pc.in include/pperf-plugin.h $(BUILD)/.pcdirs
+	$(call quiet,GEN,$@)v=$$(awk '$$1 == "#define" && $$2 ~ /^PPERF_PLUGIN_ABI_(MAJOR|MINOR)$$/ \
+		{ v = v (v == "" ? "" : ".") $$3 } END { print v }' include/pperf-plugin.h) && \
+	sed -e 's|@prefix@|$(prefix)|g' \
+		-e 's|@includedir@|$(patsubst $(prefix)/%,$${prefix}/%,$(includedir))|g' \
+		-e "s|@version@|$$v|g" $< > $@.tmp && mv $@.tmp $@
+
+install: all $(BUILD)/pperf-plugin.pc
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(man1dir) $(DESTDIR)$(bashcompdir) \
+		$(DESTDIR)$(zshcompdir) $(DESTDIR)$(includedir) $(DESTDIR)$(pkgconfigdir) \
+		$(DESTDIR)$(pperfdatadir)
 	install -m 755 $(BUILD)/pperf $(DESTDIR)$(bindir)/pperf
+	install -m 644 $(MANPAGES) $(DESTDIR)$(man1dir)
+	install -m 644 scripts/completion/pperf.bash $(DESTDIR)$(bashcompdir)/pperf
+	install -m 644 scripts/completion/_pperf $(DESTDIR)$(zshcompdir)/_pperf
+	install -m 644 include/pperf-plugin.h $(DESTDIR)$(includedir)/pperf-plugin.h
+	install -m 644 $(BUILD)/pperf-plugin.pc $(DESTDIR)$(pkgconfigdir)/pperf-plugin.pc
+	install -m 755 $(USER_SCRIPTS) $(DESTDIR)$(pperfdatadir)
 
 uninstall:
 	rm -f $(DESTDIR)$(bindir)/pperf
+	rm -f $(MANPAGES:docs/man/%=$(DESTDIR)$(man1dir)/%)
+	rm -f $(DESTDIR)$(bashcompdir)/pperf $(DESTDIR)$(zshcompdir)/_pperf
+	rm -f $(DESTDIR)$(includedir)/pperf-plugin.h $(DESTDIR)$(pkgconfigdir)/pperf-plugin.pc
+	rm -f $(USER_SCRIPTS:scripts/%=$(DESTDIR)$(pperfdatadir)/%)
+	rmdir $(DESTDIR)$(pperfdatadir) 2>/dev/null || true
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -5,11 +5,6 @@
 #include "cmd/cmd.h"
 #include "lib/util.h"
 
-#ifndef PPERF_VERSION
-#define PPERF_VERSION "0.1"
-#endif
-const char pperf_version[] = PPERF_VERSION;
-
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -44,7 +39,8 @@ static void usage(FILE *out)
 		     "Commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(out, "   %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'pperf help COMMAND' or 'pperf COMMAND --help' shows a command's options.\n");
+	fprintf(out, "\n'pperf help COMMAND' or 'pperf COMMAND --help' shows a command's options;\n"
+		     "every command takes --version too.\n");
 }
 
 /* Run a command and check that what it printed reached stdout (git's run_builtin). */
@@ -79,10 +75,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return check_stdout() < 0 ? EXIT_FAIL : EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("pperf %s\n", pperf_version);
-		return check_stdout() < 0 ? EXIT_FAIL : EXIT_OK;
-	}
+	if (!strcmp(argv[1], "--version"))
+		return show_version();
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
 			usage(stdout);

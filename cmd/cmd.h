@@ -33,8 +33,17 @@ int cmd_convert_pprof(int argc, char **argv);
 int write_legacy_file(const char *input, const char *path, int replace_input);
 int cmd_convert_perf(int argc, char **argv);
 
-/* pperf's version string. */
+/* pperf's version string (cmd/version.c). */
 extern const char pperf_version[];
+
+/*
+ * --version, which every command takes and which prints what `pperf --version` prints: the
+ * entry of a command's getopt_long table, and the value getopt_long returns for it (above every
+ * command's own option values). show_version() prints it and returns the exit status.
+ */
+#define OPT_VERSION 0x1000
+#define VERSION_OPTION { "version", no_argument, NULL, OPT_VERSION }
+int show_version(void);
 
 /* Print `pperf help CMD` text for a command name; 0 if known. */
 int help_command(const char *name);

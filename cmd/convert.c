@@ -34,7 +34,11 @@ static void convert_usage(FILE *out)
 		     "another format. Formats:\n");
 	for (size_t i = 0; targets[i].name; i++)
 		fprintf(out, "   %-10s %s\n", targets[i].name, targets[i].summary);
-	fprintf(out, "\n'pperf convert --to FORMAT --help' shows a format's options.\n");
+	fprintf(out, "\n"
+		     "  -t, --to FORMAT   the format to write (above)\n"
+		     "  -h, --help        show this help\n"
+		     "      --version     show pperf's version\n"
+		     "\n'pperf convert --to FORMAT --help' shows a format's options.\n");
 }
 
 int cmd_convert(int argc, char **argv)
@@ -60,11 +64,14 @@ int cmd_convert(int argc, char **argv)
 		}
 	}
 	if (!to) {
-		for (int i = 1; i < argc; i++)
+		for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 			if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 				convert_usage(stdout);
 				return EXIT_OK;
 			}
+			if (!strcmp(argv[i], "--version"))
+				return show_version();
+		}
 		usage_error("convert", "--to FORMAT is required");
 	}
 	for (size_t i = 0; targets[i].name; i++) {

@@ -35,7 +35,8 @@ static const char collapsed_usage[] =
 	"      --inline          expand inlined functions into frames of their own (debug info)\n"
 	"      --symfs DIR       look up the recorded files under DIR first\n"
 	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
-	"  -h, --help            show this help\n";
+	"  -h, --help            show this help\n"
+	"      --version         show pperf's version\n";
 
 struct folded {
 	char *stack;
@@ -192,6 +193,7 @@ int cmd_convert_collapsed(int argc, char **argv)
 		{ "inline", no_argument, NULL, 'I' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "no-demangle", no_argument, NULL, 'M' },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -229,6 +231,8 @@ int cmd_convert_collapsed(int argc, char **argv)
 		case 'M':
 			wo.sym.mangled = 1;
 			break;
+		case OPT_VERSION:
+			return show_version();
 		case 'h':
 			fputs(collapsed_usage, stdout);
 			return EXIT_OK;

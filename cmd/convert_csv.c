@@ -26,7 +26,8 @@ static const char csv_usage[] =
 	"      --symfs DIR       look up the recorded files under DIR first\n"
 	"      --no-lines        leave the source line column empty (faster)\n"
 	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
-	"  -h, --help            show this help\n";
+	"  -h, --help            show this help\n"
+	"      --version         show pperf's version\n";
 
 struct csv_ctx {
 	FILE *out;
@@ -94,6 +95,7 @@ int cmd_convert_csv(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "no-lines", no_argument, NULL, 'L' },
 		{ "no-demangle", no_argument, NULL, 'M' },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -122,6 +124,8 @@ int cmd_convert_csv(int argc, char **argv)
 		case 'M':
 			wo.sym.mangled = 1;
 			break;
+		case OPT_VERSION:
+			return show_version();
 		case 'h':
 			fputs(csv_usage, stdout);
 			return EXIT_OK;

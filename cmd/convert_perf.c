@@ -37,7 +37,8 @@ static const char convert_perf_usage[] =
 	"  -f, --force          overwrite OUT if it exists (never the input; a device such as\n"
 	"                       /dev/null is written in place)\n"
 	"  -v, --verbose        print what was converted\n"
-	"  -h, --help           show this help\n";
+	"  -h, --help           show this help\n"
+	"      --version        show pperf's version\n";
 
 struct convert_perf_args {
 	const char *input, *output;
@@ -54,6 +55,7 @@ static void parse_args(int argc, char **argv, struct convert_perf_args *a)
 		{ "perf-unwind", no_argument, NULL, 'U' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -81,6 +83,8 @@ static void parse_args(int argc, char **argv, struct convert_perf_args *a)
 		case 'v':
 			pperf_verbose = 1;
 			break;
+		case OPT_VERSION:
+			exit(show_version());
 		case 'h':
 			fputs(convert_perf_usage, stdout);
 			exit(EXIT_OK);

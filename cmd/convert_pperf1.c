@@ -21,7 +21,8 @@ static const char pperf1_usage[] =
 	"  -i, --input PROFILE   the profile to convert (default pperf.data)\n"
 	"  -o, --output FILE     the legacy profile to write (a seekable file, not a pipe; not\n"
 	"                        the input)\n"
-	"  -h, --help            show this help\n";
+	"  -h, --help            show this help\n"
+	"      --version         show pperf's version\n";
 
 /*
  * Write the legacy profile at path through lib/outfile.h: a failed conversion leaves path as it
@@ -57,6 +58,7 @@ int cmd_convert_pperf1(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -72,6 +74,8 @@ int cmd_convert_pperf1(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case OPT_VERSION:
+			return show_version();
 		case 'h':
 			fputs(pperf1_usage, stdout);
 			return EXIT_OK;

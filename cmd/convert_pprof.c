@@ -37,7 +37,8 @@ static const char pprof_usage[] =
 	"      --symfs DIR       look up the recorded files under DIR first\n"
 	"      --no-lines        no source lines nor inlined functions (faster)\n"
 	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
-	"  -h, --help            show this help\n";
+	"  -h, --help            show this help\n"
+	"      --version         show pperf's version\n";
 
 /* The field numbers of profile.proto's messages. */
 enum {
@@ -492,6 +493,7 @@ int cmd_convert_pprof(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "no-lines", no_argument, NULL, 'L' },
 		{ "no-demangle", no_argument, NULL, 'M' },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -524,6 +526,8 @@ int cmd_convert_pprof(int argc, char **argv)
 		case 'h':
 			fputs(pprof_usage, stdout);
 			return EXIT_OK;
+		case OPT_VERSION:
+			return show_version();
 		default:
 			usage_error("convert", "unknown option '%s'", argv[optind - 1]);
 		}

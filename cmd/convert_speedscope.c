@@ -34,7 +34,8 @@ static const char speedscope_usage[] =
 	"      --inline          expand inlined functions into frames of their own (debug info)\n"
 	"      --symfs DIR       look up the recorded files under DIR first\n"
 	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
-	"  -h, --help            show this help\n";
+	"  -h, --help            show this help\n"
+	"      --version         show pperf's version\n";
 
 struct ss_frame {
 	char *key;	 /* name, '\1', file: what tells frames apart */
@@ -322,6 +323,7 @@ int cmd_convert_speedscope(int argc, char **argv)
 		{ "inline", no_argument, NULL, 'I' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "no-demangle", no_argument, NULL, 'M' },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -358,6 +360,8 @@ int cmd_convert_speedscope(int argc, char **argv)
 		case 'h':
 			fputs(speedscope_usage, stdout);
 			return EXIT_OK;
+		case OPT_VERSION:
+			return show_version();
 		default:
 			usage_error("convert", "unknown option '%s'", argv[optind - 1]);
 		}

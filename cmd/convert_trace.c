@@ -32,7 +32,8 @@ static const char trace_usage[] =
 	"  -o, --output FILE     the JSON file (default standard output; not the profile)\n"
 	"      --symfs DIR       look up the recorded files under DIR first\n"
 	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
-	"  -h, --help            show this help\n";
+	"  -h, --help            show this help\n"
+	"      --version         show pperf's version\n";
 
 /* A node of the stack frame tree: a function called from its parent's. */
 struct tr_node {
@@ -307,6 +308,7 @@ int cmd_convert_trace(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "no-demangle", no_argument, NULL, 'M' },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -335,6 +337,8 @@ int cmd_convert_trace(int argc, char **argv)
 		case 'h':
 			fputs(trace_usage, stdout);
 			return EXIT_OK;
+		case OPT_VERSION:
+			return show_version();
 		default:
 			usage_error("convert", "unknown option '%s'", argv[optind - 1]);
 		}

@@ -24,7 +24,8 @@ static const char diff_usage[] =
 	"      --symfs DIR       look up the recorded files under DIR first\n"
 	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
 	"      --format FMT      stdio (default) or csv\n"
-	"  -h, --help            show this help\n";
+	"  -h, --help            show this help\n"
+	"      --version         show pperf's version\n";
 
 struct row {
 	char *const *key;
@@ -63,6 +64,7 @@ int cmd_diff(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "no-demangle", no_argument, NULL, 'M' },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -95,6 +97,8 @@ int cmd_diff(int argc, char **argv)
 				usage_error("diff", "--format is stdio or csv, not '%s'", optarg);
 			format = optarg;
 			break;
+		case OPT_VERSION:
+			return show_version();
 		case 'h':
 			fputs(diff_usage, stdout);
 			return EXIT_OK;

@@ -21,7 +21,8 @@ static const char dump_usage[] =
 	"form, one per line, preceded by its byte offset, as 'perf report -D' does.\n"
 	"\n"
 	"  -i, --input FILE   the profile (instead of the argument)\n"
-	"  -h, --help         show this help\n";
+	"  -h, --help         show this help\n"
+	"      --version      show pperf's version\n";
 
 static void print_time(uint64_t t, uint64_t base)
 {
@@ -156,6 +157,7 @@ int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -173,6 +175,8 @@ int cmd_dump(int argc, char **argv)
 		case 'i':
 			path = optarg;
 			break;
+		case OPT_VERSION:
+			return show_version();
 		case 'h':
 			fputs(dump_usage, stdout);
 			return EXIT_OK;

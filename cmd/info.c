@@ -18,7 +18,8 @@ static const char info_usage[] =
 	"command, totals, PMU channels, and a per-process and per-thread summary.\n"
 	"\n"
 	"  -i, --input FILE   the profile (instead of the argument)\n"
-	"  -h, --help         show this help\n";
+	"  -h, --help         show this help\n"
+	"      --version      show pperf's version\n";
 
 struct thread_info {
 	uint32_t pid, tid;
@@ -278,6 +279,7 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -295,6 +297,8 @@ int cmd_info(int argc, char **argv)
 		case 'i':
 			path = optarg;
 			break;
+		case OPT_VERSION:
+			return show_version();
 		case 'h':
 			fputs(info_usage, stdout);
 			return EXIT_OK;

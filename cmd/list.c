@@ -14,7 +14,8 @@ static const char list_usage[] =
 	"their arguments, whether they work here, and what they can measure on this machine:\n"
 	"the events libpfm4 finds, the RAPL domains, ... With names, only those backends.\n"
 	"\n"
-	"  -h, --help   show this help\n";
+	"  -h, --help      show this help\n"
+	"      --version   show pperf's version\n";
 
 static void list_backend(const struct pmu_ops *ops)
 {
@@ -33,6 +34,7 @@ static void list_backend(const struct pmu_ops *ops)
 int cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -43,6 +45,8 @@ int cmd_list(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
+		case OPT_VERSION:
+			return show_version();
 		case 'h':
 			fputs(list_usage, stdout);
 			return check_stdout() < 0 ? EXIT_FAIL : EXIT_OK;

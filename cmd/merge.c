@@ -38,7 +38,8 @@ static const char merge_usage[] =
 	"      --unit UNIT        its unit (default W)\n"
 	"      --scale S          reading in UNIT = log value * S (default 1)\n"
 	"      --kind KIND        'instant' (power, current: default) or 'counter' (energy)\n"
-	"  -h, --help             show this help\n";
+	"  -h, --help             show this help\n"
+	"      --version          show pperf's version\n";
 
 enum clock_mode { LOG_AUTO, LOG_REALTIME, LOG_RELATIVE };
 
@@ -321,6 +322,7 @@ static void parse_args(struct merge_args *a, int argc, char **argv)
 		{ "unit", required_argument, NULL, OPT_UNIT },
 		{ "scale", required_argument, NULL, OPT_SCALE },
 		{ "kind", required_argument, NULL, OPT_KIND },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -390,6 +392,8 @@ static void parse_args(struct merge_args *a, int argc, char **argv)
 			else
 				usage_error("merge", "--kind is instant or counter, not '%s'", optarg);
 			break;
+		case OPT_VERSION:
+			exit(show_version());
 		case 'h':
 			fputs(merge_usage, stdout);
 			exit(check_stdout() < 0 ? EXIT_FAIL : EXIT_OK);

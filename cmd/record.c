@@ -53,6 +53,7 @@ static const char record_usage[] =
 	"  -v, --verbose          print sampling statistics at the end\n"
 	"  -q, --quiet            print nothing but errors\n"
 	"  -h, --help             show this help\n"
+	"      --version          show pperf's version\n"
 	"\n"
 	"Exit status: the program's own (128+N if signal N killed it); 0 after -p;\n"
 	"127 if COMMAND is not found, 126 if it cannot be executed, 1 or 2 on pperf's errors.\n";
@@ -68,6 +69,7 @@ static const char upstream_usage[] =
 	"      --fifo PRIO, --rr PRIO   sampler scheduling\n"
 	"  -v, --verbose          print sampling statistics at the end\n"
 	"  -h, --help             show this help\n"
+	"      --version          show pperf's version\n"
 	"\n"
 	"'pperf record --help' lists the options of pperf's own recorder.\n";
 
@@ -228,6 +230,7 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 		{ "sampling", required_argument, NULL, OPT_SAMPLING },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -240,6 +243,7 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 		{ "fifo", required_argument, NULL, OPT_FIFO },
 		{ "rr", required_argument, NULL, OPT_RR },
 		{ "verbose", no_argument, NULL, 'v' },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -326,6 +330,8 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 		case 'q':
 			a->quiet = 1;
 			break;
+		case OPT_VERSION:
+			exit(show_version());
 		case 'h':
 			fputs(a->upstream ? upstream_usage : record_usage, stdout);
 			exit(check_stdout() < 0 ? EXIT_FAIL : EXIT_OK);

@@ -32,6 +32,12 @@ static const char report_usage[] =
 	"      --inline          charge inlined functions, not the function they were inlined into\n"
 	"      --children        also inclusive shares: the time of the samples each row is on\n"
 	"                        the call stack of (profiles recorded with -g)\n"
+	"      --no-children     self shares only (the default)\n"
+	"      --percent-limit N\n"
+	"                        hide the rows under N percent of the total (the inclusive\n"
+	"                        share with --children; --callers/--callees: their Total)\n"
+	"  -n, --show-nr-samples\n"
+	"                        the Samples column, thread-samples per row (always shown)\n"
 "  -g, --call-graph[=ORDER,PERCENT]\n"
 "                        after each row, its call graph from the recorded stacks (-g):\n"
 "                        ORDER callee (default: the row's callers, out to the\n"
@@ -49,7 +55,9 @@ static const char report_usage[] =
 	"                        another machine)\n"
 	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
 	"      --format FMT      stdio (default) or csv\n"
-	"  -h, --help            show this help\n";
+	"      --stdio           the text table (= --format stdio, the default)\n"
+	"  -h, --help            show this help\n"
+	"      --version         show pperf's version\n";
 
 enum {
 	OPT_WALL = 256,
@@ -65,6 +73,9 @@ enum {
 	OPT_CALLEES,
 	OPT_WEIGHT,
 	OPT_NO_DEMANGLE,
+	OPT_NO_CHILDREN,
+	OPT_PERCENT_LIMIT,
+	OPT_STDIO,
 };
 
 /* The call-graph views (-g, --callers, --callees): their options, and the tree the walk fills. */
@@ -85,6 +96,7 @@ struct report_args {
 	const char *input, *sort, *format;
 	struct walk_opts wo;
 	int wall, inline_frames, children;
+	double percent_limit; /* rows under it are not shown */
 	struct graph_view gv;
 	char *demangled[2]; /* --callers' and --callees' FUNC given mangled, demangled */
 };
@@ -159,13 +171,18 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "show-nr-samples", no_argument, NULL, 'n' },
+		{ "stdio", no_argument, NULL, OPT_STDIO },
+		VERSION_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, stdio = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:s:g::h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:s:g::nh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			a->input = optarg;
@@ -193,6 +210,22 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 			break;
 		case OPT_CHILDREN:
 			a->children = 1;
+			break;
+		case OPT_NO_CHILDREN:
+			a->children = 0;
+			break;
+		case OPT_PERCENT_LIMIT:
+			if (parse_double(optarg, &a->percent_limit) < 0 ||
+			    !(a->percent_limit >= 0 && a->percent_limit <= 100))
+				usage_error("report", "--percent-limit takes a percentage from 0 to "
+						      "100, not '%s'",
+					    optarg);
+			break;
+		case 'n':
+			/* perf's -n: pperf's tables always have the Samples column */
+			break;
+		case OPT_STDIO:
+			stdio = 1;
 			break;
 		case 'g':
 			a->gv.tree = 1;
@@ -225,6 +258,8 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 				usage_error("report", "--format is stdio or csv, not '%s'", optarg);
 			a->format = optarg;
 			break;
+		case OPT_VERSION:
+			exit(show_version());
 		case 'h':
 			fputs(report_usage, stdout);
 			exit(EXIT_OK);
@@ -235,6 +270,8 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 			usage_error("report", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (stdio && strcmp(a->format, "stdio"))
+		usage_error("report", "--stdio and --format %s disagree: use one", a->format);
 	if (optind < argc && !a->input)
 		a->input = argv[optind++];
 	if (optind < argc)
@@ -262,6 +299,14 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 static double pct(double part, double whole)
 {
 	return whole > 0 ? 100.0 * part / whole : 0;
+}
+
+/* Whether --percent-limit leaves a row shown: its share of the total, inclusive with --children. */
+static int row_shown(const struct report *rep, const struct report_entry *e, double limit)
+{
+	uint64_t w = rep->children ? e->children : e->weight;
+
+	return !limit || pct((double)w, (double)rep->total_weight) >= limit;
 }
 
 /* Channel c's whole increase; a profile cut before its first sample has none (no totals). */
@@ -365,6 +410,19 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 			       channel_unattributed(t, c), report_channel_unit(ch, ub, sizeof(ub)));
 		printf("\n");
 	}
+	if (a->percent_limit) {
+		size_t hidden = 0;
+		uint64_t w = 0;
+
+		for (size_t i = 0; i < rep->nr_entries; i++)
+			if (!row_shown(rep, rep->entries[i], a->percent_limit)) {
+				hidden++;
+				w += rep->entries[i]->weight;
+			}
+		printf("# --percent-limit %g: %zu rows left out, %.2f%% of the %s\n",
+		       a->percent_limit, hidden, pct((double)w, (double)rep->total_weight),
+		       rep->wall ? "wall time" : "CPU time");
+	}
 	if (v->tree)
 		printf("# call graph: %s, in %% of all %s; branches under %g%% left out\n",
 		       v->order == CALLGRAPH_CALLEE ? "each row's callers (callee order)" :
@@ -393,6 +451,8 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 	for (size_t i = 0; i < rep->nr_entries; i++) {
 		const struct report_entry *e = rep->entries[i];
 
+		if (!row_shown(rep, e, a->percent_limit))
+			continue;
 		printf(" ");
 		if (rep->children)
 			printf(" %7.2f%%", pct((double)e->children, (double)rep->total_weight));
@@ -414,7 +474,7 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 }
 
 static void print_csv(struct profile_reader *r, const struct report *rep,
-		      const struct walk_totals *t)
+		      const struct walk_totals *t, double limit)
 {
 	uint32_t nch = rep->nr_channels;
 
@@ -435,6 +495,8 @@ static void print_csv(struct profile_reader *r, const struct report *rep,
 	for (size_t i = 0; i < rep->nr_entries; i++) {
 		const struct report_entry *e = rep->entries[i];
 
+		if (!row_shown(rep, e, limit))
+			continue;
 		if (rep->children)
 			csv_fieldf(stdout, 0, "%.4f",
 				   pct((double)e->children, (double)rep->total_weight));
@@ -486,7 +548,7 @@ static int csv_path(void *ctx, const struct callgraph_node *n, const char *const
 
 /* -g --format csv: every node of every row's tree with the path to it, parents first. */
 static void print_csv_graph(struct profile_reader *r, const struct report *rep,
-			    const struct graph_view *v)
+			    const struct graph_view *v, double limit)
 {
 	char buf[128];
 	struct csv_paths c = { .rep = rep, .total = v->total };
@@ -503,6 +565,8 @@ static void print_csv_graph(struct profile_reader *r, const struct report *rep,
 	csv_field(stdout, v->order == CALLGRAPH_CALLEE ? "callee_path" : "caller_path", 1);
 	for (size_t i = 0; i < rep->nr_entries; i++) {
 		c.e = rep->entries[i];
+		if (!row_shown(rep, c.e, limit))
+			continue;
 		callgraph_for_each_path(callgraph_tree(v->g, c.e), v->total, v->min_pct, csv_path,
 					&c);
 	}
@@ -544,6 +608,8 @@ static void print_focus(struct profile_reader *r, const struct graph_view *v,
 			       callees ? "callees" : "callers", func, "Share", "Total", head,
 			       "Samples", callees ? "callee" : "caller");
 		for (; n; n = n->next) {
+			if (a->percent_limit && pct(n->weight, v->total) < a->percent_limit)
+				continue;
 			if (csv) {
 				csv_fieldf(stdout, 0, "%.4f", pct(n->weight, f->weight));
 				csv_fieldf(stdout, 0, "%.4f", pct(n->weight, v->total));
@@ -613,9 +679,9 @@ int cmd_report(int argc, char **argv)
 	else if (v->callers || v->callees)
 		print_focus(r, v, &a, csv);
 	else if (v->tree && csv)
-		print_csv_graph(r, &rep, v);
+		print_csv_graph(r, &rep, v, a.percent_limit);
 	else if (csv)
-		print_csv(r, &rep, &t);
+		print_csv(r, &rep, &t, a.percent_limit);
 	else
 		print_stdio(r, &rep, &t, &a);
 	callgraph_free(v->g);

@@ -1,7 +1,9 @@
 /*
  * pperf-plugin.h: the interface of third-party PMU backends for pperf, loaded at run time with
  * `pperf record --pmu plugin:PATH.so[:ARGS]`. This header is self-contained (C99, no pperf
- * internals); copy it into your project. Example: examples/plugin/pperf-minflt.c.
+ * internals); copy it into your project, or build with the installed one:
+ * `cc -shared -fPIC $(pkg-config --cflags pperf-plugin) ...`.
+ * Example: examples/plugin/pperf-minflt.c.
  *
  * A plugin is a shared object that exports one symbol, `pperf_plugin`, a const struct
  * pperf_plugin filled in with PPERF_PLUGIN_INIT. pperf calls its hooks from one thread:

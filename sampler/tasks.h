@@ -25,6 +25,7 @@ struct task {
 	uint32_t slot;	     /* its slot in the profile */
 	int pending_sig;     /* a signal of the program to deliver when resumed */
 	int interrupted;     /* a PTRACE_INTERRUPT was sent and its stop not seen yet */
+	int to_ask;	     /* to be interrupted for the current sample */
 	int waited;	     /* the current sample waits for this task's stop */
 	int in_vfork;	     /* a vfork parent, blocked until its child execs or exits */
 	int exiting;	     /* reported PTRACE_EVENT_EXIT: runs only to its end */
@@ -52,7 +53,6 @@ struct task {
 	uint32_t timer_checks; /* TIMER_BLOCKED: how often its signal mask was looked at */
 	int timer_stop;	     /* stopped for its timer now */
 	int seen_running;    /* running at the current sample, not sampled by its timer in it */
-	uint64_t timer_cpu;  /* its CPU time at its previous timer sample */
 	char comm[16];
 	struct cputime_src cputime;
 	struct asleep_src asleep;

@@ -35,6 +35,7 @@
 #include "inject.h"
 #include "maps.h"
 #include "procfs.h"
+#include "restart.h"
 #include "tasks.h"
 
 /* The histogram of interrupt delays: bins of 2 us, the last for all from 126 us on. */
@@ -78,7 +79,7 @@ struct tracer {
 
 	uint64_t period_ns, start_ns, deadline, end_ns;
 	uint64_t last_written; /* the time of the last sample written */
-	uint64_t rng;	 /* xorshift state for dither() */
+	uint64_t rng;	 /* xorshift state for next_deadline() */
 	/* how long interrupts took to stop threads in user code (see task_weigh()) */
 	uint32_t ipi_hist[IPI_BINS];
 	uint64_t ipi_seen;
@@ -423,7 +424,6 @@ static int arm_timer(struct tracer *t, struct task *task)
 		return 1;
 	task->timer_id = id;
 	task->timer_state = TIMER_ARMED;
-	cputime_read(&task->cputime, &task->timer_cpu, NULL);
 	t->st.timer_threads++;
 	return reap_timers(t, task);
 }
@@ -609,7 +609,11 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 			task_stopped(t, task, 1);
 			return;
 		}
-		/* Our interrupt, a new task's first stop, or a wake-up from a group-stop. */
+		/* Our interrupt, a new task's first stop, or a wake-up from a group-stop. A call
+		 * the interrupt ended with EINTR is made again (a sleeper read as awake just before
+		 * it fell asleep). */
+		if (call_restart(task->proc->pid, tid, 0) < 0)
+			return; /* gone: its exit is on its way */
 		if (task->timer_state == TIMER_WANTED && !task->exiting && arm_timer(t, task))
 			return;
 		if (task->timer_state == TIMER_UNARM) {
@@ -654,10 +658,17 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 		return;
 	case 0:
 		if (sig == CPUTIMER_SIGNAL && t->o.cpu_clock && cputimer_is_ours(tid, t->cookie)) {
+			/* a stop of ours too: it may follow one for a signal the program ignores,
+			 * which was left alone because this one was pending */
+			if (call_restart(task->proc->pid, tid, 0) < 0)
+				return;
 			timer_stopped(t, task);
 			return;
 		}
-		/* A signal for the program: delivered when the task is resumed. */
+		/* A signal for the program: delivered when the task is resumed. One it ignores
+		 * would not have woken it untraced: a call it ended with EINTR is made again. */
+		if (call_restart(task->proc->pid, tid, sig) < 0)
+			return;
 		task->pending_sig = sig;
 		t->st.foreign_signals++;
 		task_stopped(t, task, 0);
@@ -810,22 +821,35 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 			task->pc = pc;
 			continue;
 		}
-		if (!task->interrupted) {
-			if (ptrace(PTRACE_INTERRUPT, task->tid, 0, 0) < 0)
-				continue; /* gone: its exit is on its way */
-			task->interrupted = 1;
-			task->asked_ns = now_ns();
-			/*
-			 * How often it was given a CPU, right after the interrupt: the same count
-			 * at its stop means it was on a CPU from then on (see task_weigh()). Read
-			 * after, not before: the tracer may lose its own CPU between the two, and
-			 * the thread would seem to have lost its.
-			 */
-			if (t->sample_open)
-				cputime_read(&task->cputime, &task->asked_cpu_ns, &task->sched);
-		} else {
-			task->sched.switches = CPUTIME_NO_SWITCHES; /* asked earlier: no instant */
+		if (task->interrupted) {
+			/* asked in an earlier sample and not stopped yet: no instant of this one */
+			task->waited = 1;
+			t->nwait++;
+			continue;
 		}
+		/*
+		 * How often it was given a CPU, at the instant: the same count at its stop means
+		 * it was on a CPU all along (see task_weigh()). Read for every thread before any
+		 * is interrupted: a thread that stops frees its CPU for one that waited, which
+		 * would otherwise be read after it got it and seem to have run at the instant,
+		 * where it had waited.
+		 */
+		if (t->sample_open &&
+		    cputime_read(&task->cputime, &task->asked_cpu_ns, &task->sched) < 0)
+			task->sched.switches = CPUTIME_NO_SWITCHES;
+		task->to_ask = 1;
+	}
+	/* Then the interrupts, all at once. */
+	for (size_t i = 0; i < t->tt.nr; i++) {
+		struct task *task = t->tt.tasks[i];
+
+		if (!task->to_ask)
+			continue;
+		task->to_ask = 0;
+		if (ptrace(PTRACE_INTERRUPT, task->tid, 0, 0) < 0)
+			continue; /* gone: its exit is on its way */
+		task->interrupted = 1;
+		task->asked_ns = now_ns();
 		task->waited = 1;
 		t->nwait++;
 	}
@@ -967,9 +991,16 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 
 	*weight = 0;
 	if (task->timer_stop) {
-		/* At its CPU clock's tick: it stands for the CPU time it used since its last. */
-		*weight = task->cpu_ns > task->timer_cpu ? task->cpu_ns - task->timer_cpu : 0;
-		task->timer_cpu = task->cpu_ns;
+		/*
+		 * At a tick of its CPU clock: every such position weighs alike, as a perf sample
+		 * stands for its period, and the readers' per-thread scale makes them add up to
+		 * the CPU time the thread used. Not the CPU time since its previous tick: how long
+		 * that was depends on where the thread is (the scheduler takes its CPU at ticks and
+		 * at system calls, so a thread resumed at the start of a function reaches its next
+		 * tick sooner), and weighing by it gave the longer of two functions 1-3 points too
+		 * much with 4 threads on 2 CPUs, 5-8 beside CPU hogs.
+		 */
+		*weight = t->period_ns;
 		return TS_ONCPU;
 	}
 	if (task->seen_running)
@@ -1414,20 +1445,6 @@ static void detach_all(struct tracer *t)
 	task_table_release(&t->tt);
 }
 
-/*
- * The sampling instant of the current period: a random point of it. A program that does
- * something periodically (sleeps 0.7 ms after 0.3 ms of work, wakes on a 1 ms timer) is then
- * not seen at the same phase every time, which would show it always asleep or always at the
- * same place; and the sampler's timer never fires with the program's own.
- */
-static uint64_t dither(struct tracer *t, uint64_t deadline)
-{
-	t->rng ^= t->rng << 13;
-	t->rng ^= t->rng >> 7;
-	t->rng ^= t->rng << 17;
-	return deadline + t->rng % t->period_ns;
-}
-
 static int set_timer(struct tracer *t, uint64_t deadline)
 {
 	struct itimerspec its = { 0 };
@@ -1439,19 +1456,30 @@ static int set_timer(struct tracer *t, uint64_t deadline)
 	return 0;
 }
 
-/* The next deadline on the grid start + k * period; a sampler that fell more than a whole
- * period behind skips the missed deadlines instead of bursting. */
+/*
+ * The next sampling instant, once a sample has ended: at a random point between half a period
+ * and one and a half periods after the previous instant, but never sooner than a quarter of a
+ * period after this sample ended. A sample disturbs the program (its threads stop, and the ones
+ * that waited for a CPU get one when the others stop, then run from where they waited when all
+ * are let go): an instant that often came soon after the previous sample would find it still
+ * settling, and over-count where its threads wait (measured with a program that logs where
+ * its CPU time goes: the short function of a 3:1 pair got 2-8 points too much). Spread out and
+ * away from the last sample, the instants also keep off any period the program itself keeps
+ * (sleeps 0.7 ms after 0.3 ms of work, wakes on a 1 ms timer), and the sampler's timer off the
+ * program's own. A sample that took longer than a period counts the periods it missed.
+ */
 static void next_deadline(struct tracer *t)
 {
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(), p = t->period_ns, lo = t->deadline + p / 2;
 
-	t->deadline += t->period_ns;
-	if (now > t->deadline + t->period_ns) {
-		uint64_t skip = (now - t->deadline) / t->period_ns;
-
-		t->st.missed += skip;
-		t->deadline += skip * t->period_ns;
-	}
+	if (now > t->deadline + p)
+		t->st.missed += (now - t->deadline) / p;
+	if (lo < now + p / 4)
+		lo = now + p / 4;
+	t->rng ^= t->rng << 13;
+	t->rng ^= t->rng >> 7;
+	t->rng ^= t->rng << 17;
+	t->deadline = lo + t->rng % p;
 }
 
 struct tracer *tracer_new(const struct tracer_options *opts)
@@ -1878,11 +1906,10 @@ int tracer_run(struct tracer *t)
 			}
 			sample(t);
 			next_deadline(t);
+			/* the end of a --duration is kept exactly */
 			if (t->end_ns && t->deadline > t->end_ns)
 				t->deadline = t->end_ns;
-			/* the end of a --duration is kept exactly */
-			set_timer(t, !t->end_ns || t->deadline < t->end_ns ? dither(t, t->deadline) :
-									   t->deadline);
+			set_timer(t, t->deadline);
 		}
 	}
 	if (t->stop == STOP_SIGNAL && t->root && !t->root_done)

@@ -2,7 +2,8 @@
 # target: each option a --help lists is in README (by its long name, or its short one), and each
 # option README gives one of them is in its --help. README gives an option to a command in a
 # `pperf CMD ...` code span or line, and bare (`--wall`) to the commands of its section's
-# synopsis (its indented `pperf CMD ...` lines that are no `$ ` examples).
+# synopsis (its indented `pperf CMD ...` lines that are no `$ ` examples). --help and --version,
+# which every command has, README names once for all.
 . "$(dirname "$0")/lib.sh"
 README=$(cd "$(dirname "$0")/../.." && pwd)/README.md
 python3 - "$PPERF" "$README" >"$T/problems" <<'EOF' || fail "the check itself failed"
@@ -70,7 +71,7 @@ for part in re.split(r"\n(?=#{2,3} )", open(readme).read()):
                 problems.append(f"README, {title}: '{o}' in `{text}` is no option of "
                                 f"{' or '.join(sorted(owners))}")
 for c in CHECKED:
-    for o in sorted(helps[c] - {"--help"}):
+    for o in sorted(helps[c] - {"--help", "--version"}):
         if o not in found.get(c, set()) and aliases[c].get(o) not in found.get(c, set()):
             problems.append(f"'pperf {' '.join(CMDS[c])} --help' has '{o}', README does not")
 for p in problems:

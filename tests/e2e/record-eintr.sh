@@ -1,11 +1,13 @@
 # The program cannot tell it is profiled: threads that keep going to sleep in epoll_wait,
 # epoll_pwait, sigtimedwait, poll, select, read on a pipe and futex waits (calls that a stop of
 # their thread makes fail with EINTR) and in nanosleep/clock_nanosleep (which must not return
-# early), beside a busy thread (tests/progs/eintr, about 5,000 calls a second), run 20 times idle
-# and 20 times beside one CPU hog per CPU started here, and as nobody: not one EINTR, not one
-# early return, as without pperf. Sampled at their CPU clocks' ticks, sleeping threads are never
-# stopped. The snapshots' race (README, Limits) is counted and shown, not checked. The program's
-# own CPU-time and wall-clock timers expire as often as without pperf.
+# early), beside a busy thread (tests/progs/eintr, about 5,000 calls a second), run idle and
+# beside one CPU hog per CPU started here, and as nobody, in both sampling modes, also while
+# they are sent signals they ignore (which stop a traced thread): not one EINTR, not one early
+# return, as without pperf. At CPU-clock ticks sleeping threads are never stopped; a snapshot
+# may stop a thread just as it falls asleep, and a stop for an ignored signal wakes it, and
+# either call that then ends with EINTR is made again. The program's own CPU-time and
+# wall-clock timers expire as often as without pperf.
 # serial: its CPU hogs would slow the other tests down.
 . "$(dirname "$0")/lib.sh"
 trap 'stop_hogs; rm -rf "$T"' EXIT
@@ -17,15 +19,20 @@ asuser=()
 
 "$T/eintr" 0.3 >"$T/alone" || fail "eintr alone"
 grep -q '^eintr 0 early 0 ' "$T/alone" || skip "the program sees EINTR without pperf: $(cat "$T/alone")"
+"$T/eintr" 0.3 ignored >"$T/alone" || fail "eintr ignored alone"
+grep -q '^eintr 0 early 0 ' "$T/alone" || skip "the program sees EINTR without pperf: $(cat "$T/alone")"
 
-# runs WHAT N [--nobody] [OPTIONS...]: N recordings; fails on any EINTR or early return
+# runs WHAT N [--nobody] [OPTIONS...] [-- PROGRAM-ARGS]: N recordings of the program for 0.4 s;
+# fails on any EINTR or early return
 runs() {
-	local what=$1 n=$2 who=() calls=0 line
+	local what=$1 n=$2 who=() opts=() calls=0 line
 	shift 2
 	[ "${1:-}" = --nobody ] && { who=("${asuser[@]}"); shift; }
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
 	for _ in $(seq "$n"); do
 		rm -f "$T/out/e.data"
-		line=$("${who[@]}" "$T/pperf" record -q "$@" -o "$T/out/e.data" -- "$T/eintr" 0.4) ||
+		line=$("${who[@]}" "$T/pperf" record -q "${opts[@]}" -o "$T/out/e.data" -- "$T/eintr" 0.4 "$@") ||
 			fail "$what: record exited $?"
 		case $line in
 		"eintr 0 early 0 "*) calls=$((calls + ${line##* })) ;;
@@ -47,22 +54,19 @@ timers() {
 	done
 	echo "$1: the program's own timers, 5 runs, the last: $line"
 }
-# snapshots WHAT: 10 recordings with --sampling snapshot; prints how many EINTR the race gave
-snapshots() {
-	local n=0 line
-	for _ in $(seq 10); do
-		line=$("$T/pperf" record -q --sampling snapshot -o "$T/out/e.data" -- "$T/eintr" 0.4)
-		n=$((n + $(echo "$line" | awk '{ print $2 }')))
-	done
-	echo "$1 (not checked): --sampling snapshot, 10 runs, $n EINTR"
-}
 
 runs "idle" 20
+runs "idle, snapshots" 10 --sampling snapshot
+runs "idle, signals it ignores" 5 -- ignored
+runs "idle, snapshots, signals it ignores" 5 --sampling snapshot -- ignored
 timers "idle"
-snapshots "idle"
 start_hogs
 runs "beside $(nproc) CPU hogs" 20
+runs "beside $(nproc) CPU hogs, snapshots" 10 --sampling snapshot
+runs "beside $(nproc) CPU hogs, snapshots, signals it ignores" 5 --sampling snapshot -- ignored
 timers "beside $(nproc) CPU hogs"
-[ ${#asuser[@]} -gt 0 ] && runs "as nobody beside $(nproc) CPU hogs" 5 --nobody
-snapshots "beside $(nproc) CPU hogs"
+if [ ${#asuser[@]} -gt 0 ]; then
+	runs "as nobody beside $(nproc) CPU hogs" 5 --nobody
+	runs "as nobody beside $(nproc) CPU hogs, snapshots" 5 --nobody --sampling snapshot
+fi
 stop_hogs

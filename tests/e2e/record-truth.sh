@@ -25,9 +25,9 @@ measure() {
 	[ "$1" = --nobody ] && { who=("${asuser[@]}"); shift; }
 	[ "$1" = --snapshot ] && { mode=(--sampling snapshot); shift; }
 	shift # --
-	rm -f "$T/out/p.data"
-	"${who[@]}" "$T/pperf" record -q "${mode[@]}" -o "$T/out/p.data" -- "$T/truth" "$@" >"$T/own" ||
-		fail "record $* exited $?"
+	rm -f "$T/out/p.data" "$T/out/log"
+	TRUTH_LOG=$T/out/log "${who[@]}" "$T/pperf" record -q "${mode[@]}" -o "$T/out/p.data" -- \
+		"$T/truth" "$@" >"$T/own" || fail "record $* exited $?"
 	"$T/pperf" report --format csv --sort sym "$T/out/p.data" >"$T/rep" || fail "report"
 	n=$(awk -F, 'NR > 1 { n += $2 } END { print n + 0 }' "$T/rep")
 	asleep=$(awk '$1 == "asleep" { print $2 }' "$T/own")
@@ -48,6 +48,8 @@ measure() {
 			'BEGIN { exit !(x >= lo - d && x <= hi + d) }' || ok=1
 	done
 	echo "${who[*]:+as nobody: }${mode[*]:+snapshot: }truth $* ($n samples on a CPU):$line"
+	# A miss says where the samples fell in the calls the program logged (test-tool where).
+	[ $ok = 0 ] || "$BUILD/tests/helper/test-tool" where "$T/out/p.data" "$T/out/log" | sed 's/^/  /'
 	return $ok
 }
 # check WHAT [--nobody] [--snapshot] -- TRUTH-ARGS: one retry, as the tolerance is statistical

@@ -15,9 +15,6 @@ static const char *const names[] = { "in", "in2", "log", "out", "elf", "elf.debu
 
 static char dir[128];
 
-/* The driver's (pperf.c, not linked here): the converters name it as their files' exporter. */
-const char pperf_version[] = "fuzz";
-
 static void remove_dir(void)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)

@@ -3,6 +3,8 @@
  * library, independently of pperf's own reporting.
  *   test-tool split PROFILE FUNC...   CPU-time share (%) of each function
  *   test-tool summary PROFILE         per process and per thread facts, one per line
+ *   test-tool where PROFILE LOG       where the thread-samples that stand for CPU time fell in
+ *                                     the calls a program logged (tests/progs/truth's TRUTH_LOG)
  *   test-tool elf-claim FILE SECTION SIZE
  *                                     make an ELF file's SECTION claim SIZE bytes at its end,
  *                                     the file extended to hold them as a hole (sparse)
@@ -206,6 +208,131 @@ static int cmd_split(int argc, char **argv)
 	return 0;
 }
 
+/* One call a program logged: its thread, function and CPU times (ns) at both ends. */
+struct logged_call {
+	uint32_t tid;
+	char fn[32];
+	uint64_t t0, t1;
+};
+
+static int cmp_call(const void *a, const void *b)
+{
+	const struct logged_call *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* The call of thread tid running at CPU time ns, or NULL (between calls). */
+static const struct logged_call *call_at(const struct logged_call *c, size_t n, uint32_t tid,
+					  uint64_t ns)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first call after (tid, ns) */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c[mid].tid < tid || (c[mid].tid == tid && c[mid].t0 <= ns))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || c[lo - 1].tid != tid || ns > c[lo - 1].t1)
+		return NULL;
+	return &c[lo - 1];
+}
+
+#define WHERE_FNS 8
+#define WHERE_BINS 10
+
+/*
+ * Where the profile's CPU time fell, against the program's own log of its calls: per logged
+ * function, the program's share of the logged CPU time, the profile's charged share (by the
+ * function the PC is in), the share of thread-samples whose CPU time at their stop lies in one
+ * of its calls, and how those fell along the calls (tenths: a sampler whose instants are not
+ * independent of the program shows here as an uneven spread). Diagnoses a share that is off.
+ */
+static int cmd_where(const char *path, const char *log_path)
+{
+	struct profile_reader *r = open_or_die(path);
+	struct profile_record rec;
+	struct logged_call *c = NULL, lc;
+	size_t n = 0, alloc = 0;
+	char fns[WHERE_FNS][32];
+	double own[WHERE_FNS] = { 0 }, prof[WHERE_FNS] = { 0 }, total_own = 0, total = 0, sum;
+	unsigned long found[WHERE_FNS] = { 0 }, bins[WHERE_FNS][WHERE_BINS] = { { 0 } };
+	unsigned long obs = 0, between = 0, elsewhere = 0;
+	int nfns = 0, k, rc;
+	struct attrib *a = attrib_new();
+	FILE *f = fopen(log_path, "r");
+
+	if (!f)
+		return error_errno("cannot open '%s'", log_path), 2;
+	while (fscanf(f, "%" SCNu32 " %31s %" SCNu64 " %" SCNu64, &lc.tid, lc.fn, &lc.t0, &lc.t1) == 4) {
+		for (k = 0; k < nfns && strcmp(fns[k], lc.fn); k++)
+			;
+		if (k == nfns && nfns < WHERE_FNS)
+			strcpy(fns[nfns++], lc.fn);
+		if (k == WHERE_FNS || lc.t1 < lc.t0)
+			continue;
+		own[k] += (double)(lc.t1 - lc.t0);
+		total_own += (double)(lc.t1 - lc.t0);
+		ALLOC_GROW(c, alloc, n + 1);
+		c[n++] = lc;
+	}
+	fclose(f);
+	qsort(c, n, sizeof(*c), cmp_call);
+	while ((rc = profile_read(r, &rec)) > 0) {
+		const double *cpu;
+
+		if (rec.type == PROFILE_MMAP || rec.type == PROFILE_EXEC)
+			take_map(&rec);
+		if (rec.type != PROFILE_SAMPLE)
+			continue;
+		cpu = attrib_sample(a, &rec.sample, &sum);
+		for (uint32_t i = 0; i < rec.sample.nr_threads; i++) {
+			const struct profile_tsample *t = &rec.sample.threads[i];
+			const char *sym = symbolize(t->pid, t->pc);
+			const struct logged_call *at;
+
+			if (!(cpu[i] > 0))
+				continue;
+			total += cpu[i];
+			for (k = 0; sym && k < nfns; k++)
+				if (!strcmp(sym, fns[k]))
+					prof[k] += cpu[i];
+			obs++;
+			at = call_at(c, n, t->tid, t->cpu_ns);
+			if (!at) {
+				between++;
+				continue;
+			}
+			for (k = 0; strcmp(fns[k], at->fn); k++)
+				;
+			found[k]++;
+			bins[k][at->t1 > at->t0 ? (t->cpu_ns - at->t0) * WHERE_BINS / (at->t1 - at->t0 + 1) : 0]++;
+			elsewhere += !sym || strcmp(sym, at->fn);
+		}
+	}
+	attrib_free(a);
+	profile_reader_close(r);
+	free(c);
+	if (rc < 0)
+		return 2;
+	printf("%lu thread-samples on a CPU: %lu between logged calls, %lu with the PC elsewhere "
+	       "than the log says\n", obs, between, elsewhere);
+	for (k = 0; k < nfns; k++) {
+		printf("%s: program %.2f%%, profile %.2f%%, samples in its calls %.2f%%, along them",
+		       fns[k], total_own > 0 ? 100 * own[k] / total_own : 0,
+		       total > 0 ? 100 * prof[k] / total : 0, obs ? 100.0 * (double)found[k] / (double)obs : 0);
+		for (int b = 0; b < WHERE_BINS; b++)
+			printf(" %lu", bins[k][b]);
+		printf("\n");
+	}
+	return 0;
+}
+
 /* Facts for the tests to grep: "process PID ppid PPID how HOW exit STATUS exec PATH",
  * "thread PID TID samples N cpu NS comm NAME", "totals samples N", "truncated 0|1". */
 static int cmd_summary(const char *path)
@@ -357,7 +484,9 @@ int main(int argc, char **argv)
 		return cmd_split(argc - 2, argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "summary"))
 		return cmd_summary(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "where"))
+		return cmd_where(argv[2], argv[3]);
 	fprintf(stderr, "usage: test-tool split PROFILE FUNC... | summary PROFILE | "
-			"elf-claim FILE SECTION SIZE\n");
+			"where PROFILE LOG | elf-claim FILE SECTION SIZE\n");
 	return 2;
 }

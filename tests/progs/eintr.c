@@ -5,7 +5,10 @@
  * N calls that failed with EINTR (epoll_wait, epoll_pwait, sigtimedwait, poll, select, read on
  * a pipe and futex waits: a stop and continue makes some of them fail so; see signal(7)), M
  * sleeps (nanosleep, clock_nanosleep) that returned before their time or failed, K calls in all.
- *   eintr [SECONDS]
+ *   eintr [SECONDS [ignored]]
+ * With "ignored", every 2 ms the threads in epoll_wait, epoll_pwait and sigtimedwait are also
+ * sent SIGWINCH (ignored by default) and SIGUSR2 (set to SIG_IGN): untraced, an ignored signal
+ * is dropped when sent and wakes nobody.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -14,6 +17,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
@@ -164,11 +168,13 @@ int main(int argc, char **argv)
 	void *args[] = { NULL, "", NULL, NULL, NULL, NULL, "", NULL, NULL, NULL };
 	pthread_t th[10];
 	double seconds = argc > 1 ? atof(argv[1]) : 1, end;
+	int ignored = argc > 2 && !strcmp(argv[2], "ignored");
 	sigset_t set;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGUSR2, SIG_IGN);
 	if (pipe(pipefd) < 0)
 		return 1;
 	for (int i = 0; i < 10; i++)
@@ -181,6 +187,9 @@ int main(int argc, char **argv)
 		nanosleep(&ts, NULL);
 		if (write(pipefd[1], "x", 1) < 0)
 			return 1;
+		for (int i = 0; ignored && i < 3; i++)
+			if (pthread_kill(th[i], SIGWINCH) || pthread_kill(th[i], SIGUSR2))
+				return 1;
 	}
 	done = 1;
 	if (write(pipefd[1], "x", 1) < 0)

@@ -7,20 +7,34 @@
  *                                        also prints "asleep SHARE": the CPU time its thread
  *                                        used inside nanosleep (the kernel's, around each sleep)
  *   truth faults SECONDS                 touch fresh pages (faults), munmap, then hot
- * Each runs SECONDS of wall time.
+ * Each runs SECONDS of wall time. With TRUTH_LOG=FILE in the environment, every timed call is
+ * also written there at the end, one line each: "TID FUNCTION CPU_START_NS CPU_END_NS" (the
+ * thread's CPU clock), so that a profile's samples can be placed in the calls they fell in
+ * (test-tool where).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 /* each thread's own: threads that shared one would make each other's functions slower */
 static __thread volatile unsigned long sink;
 static double seconds = 1, acc_hot, acc_warm, acc_asleep;
 static long per_us, work_us = 300, nap_us = 700;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static FILE *logf; /* TRUTH_LOG */
+
+/* Each thread's timed calls, written out when it ends (writing as it goes would be timed). */
+struct call {
+	const char *fn;
+	double t0, t1;
+};
+static __thread struct call *calls;
+static __thread size_t ncalls, acalls;
 
 static double clock_s(clockid_t id)
 {
@@ -53,12 +67,33 @@ __attribute__((noinline)) void touch(char *p, size_t len)
 		p[i] = 1;
 }
 
+/* A timed call of fn that began at CPU time t0 and ended at t1 (s); returns its length. */
+static double timed(const char *fn, double t0, double t1)
+{
+	if (logf) {
+		if (ncalls == acalls) {
+			acalls = acalls ? 2 * acalls : 4096;
+			calls = realloc(calls, acalls * sizeof(*calls));
+			if (!calls)
+				exit(2);
+		}
+		calls[ncalls++] = (struct call){ fn, t0, t1 };
+	}
+	return t1 - t0;
+}
+
 static void add(double h, double w)
 {
+	long tid = syscall(SYS_gettid);
+
 	pthread_mutex_lock(&lock);
 	acc_hot += h;
 	acc_warm += w;
+	for (size_t i = 0; logf && i < ncalls; i++)
+		fprintf(logf, "%ld %s %.0f %.0f\n", tid, calls[i].fn, calls[i].t0 * 1e9,
+			calls[i].t1 * 1e9);
 	pthread_mutex_unlock(&lock);
+	free(calls);
 }
 
 static void *bound(void *arg)
@@ -69,10 +104,10 @@ static void *bound(void *arg)
 	while (clock_s(CLOCK_MONOTONIC) < end) {
 		t0 = cpu_now();
 		hot(300000);
-		h += cpu_now() - t0;
+		h += timed("hot", t0, cpu_now());
 		t0 = cpu_now();
 		warm(100000);
-		w += cpu_now() - t0;
+		w += timed("warm", t0, cpu_now());
 	}
 	add(h, w);
 	return NULL;
@@ -87,7 +122,7 @@ static void *duty(void *arg)
 	while (clock_s(CLOCK_MONOTONIC) < end) {
 		t0 = cpu_now();
 		hot(per_us * work_us);
-		h += cpu_now() - t0;
+		h += timed("hot", t0, cpu_now());
 		t0 = cpu_now();
 		nanosleep(&nap, NULL);
 		s += cpu_now() - t0;
@@ -114,7 +149,7 @@ static void *faults(void *arg)
 		munmap(p, len);
 		t0 = cpu_now();
 		hot(2000000);
-		h += cpu_now() - t0;
+		h += timed("hot", t0, cpu_now());
 	}
 	add(h, 0);
 	return NULL;
@@ -130,6 +165,10 @@ int main(int argc, char **argv)
 
 	if (argc > 2)
 		seconds = atof(argv[2]);
+	if (getenv("TRUTH_LOG") && !(logf = fopen(getenv("TRUTH_LOG"), "w"))) {
+		perror(getenv("TRUTH_LOG"));
+		return 2;
+	}
 	if (fn == duty) {
 		work_us = argc > 3 ? atol(argv[3]) : work_us;
 		nap_us = argc > 4 ? atol(argv[4]) : nap_us;
@@ -145,6 +184,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < nthreads; i++)
 		pthread_join(th[i], NULL);
 	total = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	if (logf && fclose(logf) != 0)
+		return 2;
 	printf("hot %.2f\n", 100 * acc_hot / total);
 	if (acc_warm > 0)
 		printf("warm %.2f\n", 100 * acc_warm / total);

@@ -1,0 +1,72 @@
+/* Calls that a stop would make fail with EINTR, restarted instead (see restart.h). */
+#include "restart.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+
+#include <elf.h>
+
+#include "../lib/util.h"
+
+/* A signal set of /proc/PID/task/TID/status ("\nSigPnd:\t0000..."), by its line's name. */
+static uint64_t status_set(const char *status, const char *name)
+{
+	const char *p = strstr(status, name);
+
+	return p ? strtoull(p + strlen(name), NULL, 16) : 0;
+}
+
+/* Whether the EINTR that thread tid's call ended with is the tracer's doing (see restart.h). */
+static int ours(pid_t pid, pid_t tid, int sig)
+{
+	const uint64_t by_default = 1ULL << (SIGCHLD - 1) | 1ULL << (SIGURG - 1) |
+				    1ULL << (SIGWINCH - 1);
+	char path[64], buf[4096];
+	uint64_t pending, ignored, bit = sig > 0 && sig <= 64 ? 1ULL << (sig - 1) : 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (read_text_file(path, buf, sizeof(buf)) < 0)
+		return 0;
+	pending = (status_set(buf, "\nSigPnd:") | status_set(buf, "\nShdPnd:")) &
+		  ~status_set(buf, "\nSigBlk:");
+	ignored = status_set(buf, "\nSigIgn:") | (by_default & ~status_set(buf, "\nSigCgt:"));
+	if (sig && !(ignored & bit))
+		return 0; /* the program's signal: the EINTR is its own */
+	/* A pending signal the program does not ignore is why the call ended (or will be
+	 * delivered as it returns); an ignored one is dropped, after a stop of its own. */
+	return !(pending & ~ignored);
+}
+
+#if defined(__x86_64__)
+int call_restart(pid_t pid, pid_t tid, int sig)
+{
+	struct user_regs_struct regs;
+	struct iovec iov = { &regs, sizeof(regs) };
+
+	if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) < 0)
+		return errno == ESRCH ? -1 : 0;
+	/* orig_rax: the call it entered by (-1 for an interrupt or fault) */
+	if ((long)regs.orig_rax < 0 || (long)regs.rax != -EINTR || !ours(pid, tid, sig))
+		return 0;
+	regs.rax = regs.orig_rax;
+	regs.rip -= 2; /* syscall (0f 05) and int $0x80 (cd 80) are both two bytes */
+	if (ptrace(PTRACE_SETREGSET, tid, NT_PRSTATUS, &iov) < 0)
+		return errno == ESRCH ? -1 : 0;
+	return 1;
+}
+#else
+int call_restart(pid_t pid, pid_t tid, int sig)
+{
+	(void)pid;
+	(void)tid;
+	(void)sig;
+	return 0;
+}
+#endif
