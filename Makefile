@@ -20,7 +20,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Werror -Wno-missing-field-initializers
 CPPFLAGS += -D_GNU_SOURCE -MMD -MP
-LDLIBS += -ldw -lelf -lpfm -liberty -lpthread -ldl -lm
+LDLIBS += -ldw -lelf -lpfm -liberty -lz -lpthread -ldl -lm
 
 ifeq ($(ASAN),1)
 BUILD ?= build-asan

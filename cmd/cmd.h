@@ -23,6 +23,9 @@ int cmd_diff(int argc, char **argv);
 int cmd_convert_pperf1(int argc, char **argv);
 int cmd_convert_csv(int argc, char **argv);
 int cmd_convert_collapsed(int argc, char **argv);
+int cmd_convert_speedscope(int argc, char **argv);
+int cmd_convert_trace(int argc, char **argv);
+int cmd_convert_pprof(int argc, char **argv);
 /*
  * Convert the profile at input into a legacy one at path (also used by upstream's -o, which
  * converts its own recording in place: replace_input). An exit status.

@@ -20,6 +20,9 @@ static const struct convert_target targets[] = {
 	{ "perf", cmd_convert_perf, "Linux perf.data (perf report, script, annotate)" },
 	{ "csv", cmd_convert_csv, "one symbolized row per thread-sample" },
 	{ "collapsed", cmd_convert_collapsed, "folded call stacks for flame graphs" },
+	{ "speedscope", cmd_convert_speedscope, "speedscope's JSON: per-thread sampled stacks" },
+	{ "trace", cmd_convert_trace, "Chrome trace events (JSON) for Perfetto, chrome://tracing" },
+	{ "pprof", cmd_convert_pprof, "pprof's gzipped profile.proto (go tool pprof)" },
 	{ NULL, NULL, NULL }, /* targets are added above this line */
 };
 

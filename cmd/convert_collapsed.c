@@ -166,24 +166,16 @@ static int fold(void *p, const struct walk_sample *s)
 /*
  * What a weight is multiplied by to be written: flame graph readers take whole numbers only
  * (speedscope's importer skips a line with a fraction), so a channel's amount goes in a unit
- * small enough: J as nJ, s as ns, a reading integrated over time (UNIT*s) as UNIT*ns; a
- * counter's own unit (count, ns) stays. Times and samples are whole already.
+ * small enough (weight_channel_scale()). Times and samples are whole already.
  */
 static double weight_scale(const struct collapse *c)
 {
-	const struct profile_channel *ch;
-	const char *u;
-	char ub[32];
-	size_t n;
+	char unit[40];
 
 	if (c->weight.kind != WEIGHT_CHANNEL)
 		return 1;
-	ch = profile_reader_channel(c->r, (uint32_t)c->weight.index);
-	u = report_channel_unit(ch, ub, sizeof(ub));
-	n = strlen(u);
-	if (!strcmp(u, "J") || !strcmp(u, "s") || (n > 2 && !strcmp(u + n - 2, "*s")))
-		return 1e9;
-	return 1;
+	return weight_channel_scale(profile_reader_channel(c->r, (uint32_t)c->weight.index), unit,
+				    sizeof(unit));
 }
 
 static int by_stack(const void *a, const void *b)

@@ -295,8 +295,7 @@ int parse_double(const char *str, double *out)
 	return 0;
 }
 
-/* The length of the UTF-8 character at p if it is one a terminal shows as text, else 0. */
-static size_t utf8_char(const unsigned char *p)
+size_t utf8_char(const unsigned char *p)
 {
 	size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
 	uint32_t c = n == 2 ? p[0] & 0x1f : n == 3 ? p[0] & 0x0f : p[0] & 0x07;

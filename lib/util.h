@@ -83,6 +83,10 @@ int parse_double(const char *str, double *out);
  * s itself when nothing needs escaping; otherwise one of a small ring of buffers per thread,
  * valid for the next PRINTABLE_RING - 1 calls.
  */
+/* The length of the UTF-8 character at p if it is one a terminal shows as text (not a C1
+ * control, an overlong form or a surrogate), else 0. */
+size_t utf8_char(const unsigned char *p);
+
 #define PRINTABLE_RING 16
 const char *printable(const char *s);
 

@@ -910,3 +910,13 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->shown);
 	free(s);
 }
+
+const char *sym_frame_name(const struct sym_result *r, char *buf, size_t size)
+{
+	if (r->sym)
+		return r->sym;
+	if (r->dso_name[0] == '[')
+		return r->dso_name;
+	snprintf(buf, size, "[%s]", r->dso_name);
+	return buf;
+}

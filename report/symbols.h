@@ -6,6 +6,7 @@
 #ifndef PPERF_SYMBOLS_H
 #define PPERF_SYMBOLS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../formats/profile.h"
@@ -68,5 +69,12 @@ size_t symbolizer_modules(struct symbolizer *s, uint32_t pid, const struct sym_m
  * descriptor (owned by the symbolizer) and path, or -1. */
 int symbolizer_debug_file(const void *dso, const char **path);
 void symbolizer_free(struct symbolizer *s);
+
+/*
+ * A frame's name as the converters show it: the function, else the mapped file's base name in
+ * brackets ("[libc.so.6]"), or a bracketed name as it is ("[vdso]", "[unknown]"). buf holds it
+ * when it is not r's own string.
+ */
+const char *sym_frame_name(const struct sym_result *r, char *buf, size_t size);
 
 #endif

@@ -87,6 +87,10 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 	while ((n = profile_read(r, &rec)) > 0) {
 		if (sym)
 			symbolizer_record(sym, &rec);
+		if (o->record_fn && o->record_fn(ctx, &rec) < 0) {
+			ret = -1;
+			goto out;
+		}
 		if (rec.type == PROFILE_COMM) {
 			struct comm_entry *e = comm_slot(&comms, rec.comm.tid);
 

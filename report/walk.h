@@ -40,6 +40,12 @@ struct walk_opts {
 	const char *comm;
 	double time_from, time_to;
 	int have_time;
+	/*
+	 * Called with every record as it is read, before the thread-samples of a sample are
+	 * (converters that need the maps, names or system channels themselves); < 0 ends the
+	 * walk. NULL for none.
+	 */
+	int (*record_fn)(void *ctx, const struct profile_record *rec);
 };
 
 struct walk_totals {

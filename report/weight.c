@@ -1,7 +1,10 @@
 /* The weight of a thread-sample in call-graph views and folded stacks. */
 #include "weight.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "aggregate.h"
 
 void weight_parse(struct weight *w, const char *arg)
 {
@@ -37,4 +40,20 @@ double weight_of(const struct weight *w, const struct walk_sample *s)
 		return w->index >= 0 && (uint32_t)w->index < s->nr_channels ? s->share[w->index]
 									      : 0;
 	}
+}
+
+double weight_channel_scale(const struct profile_channel *ch, char *unit, size_t size)
+{
+	char ub[32];
+	const char *u = report_channel_unit(ch, ub, sizeof(ub));
+	size_t n = strlen(u);
+
+	if (!strcmp(u, "J") || !strcmp(u, "s") || (n > 2 && !strcmp(u + n - 2, "*s"))) {
+		snprintf(unit, size, "n%s", u);
+		if (n > 2 && u[n - 2] == '*')
+			snprintf(unit, size, "%.*s*ns", (int)(n - 2), u);
+		return 1e9;
+	}
+	snprintf(unit, size, "%s", u);
+	return 1;
 }

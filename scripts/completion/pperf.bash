@@ -4,7 +4,7 @@
 # bash-completion, source it from ~/.bashrc. tests/e2e/install.sh checks it against --help.
 
 _pperf_commands="record info dump list report diff convert merge help"
-_pperf_formats="pperf1 perf csv collapsed"
+_pperf_formats="pperf1 perf csv collapsed speedscope trace pprof"
 _pperf_backends="perf rapl file exec plugin dummy none"
 _pperf_sort_keys="sym dso srcline pid tid comm"
 
@@ -38,6 +38,10 @@ _pperf_options()
 	convert-csv) echo "-i --input -o --output --symfs --no-lines --no-demangle $common" ;;
 	convert-collapsed)
 		echo "-i --input -o --output --weight --comm --inline --symfs --no-demangle $common" ;;
+	convert-speedscope)
+		echo "-i --input -o --output --weight --inline --symfs --no-demangle $common" ;;
+	convert-trace) echo "-i --input -o --output --symfs --no-demangle $common" ;;
+	convert-pprof) echo "-i --input -o --output --symfs --no-lines --no-demangle $common" ;;
 	esac
 }
 
@@ -66,7 +70,7 @@ _pperf_value()
 		[[ $cur == *,* ]] && done=${cur%,*},
 		COMPREPLY=($(compgen -P "$done" -W "$_pperf_sort_keys" -- "${cur##*,}"))
 		compopt -o nospace 2>/dev/null ;;
-	report:--weight | convert-collapsed:--weight)
+	report:--weight | convert-collapsed:--weight | convert-speedscope:--weight)
 		COMPREPLY=($(compgen -W "cpu wall samples" -- "$cur")) ;;
 	report:--format | diff:--format) COMPREPLY=($(compgen -W "stdio csv" -- "$cur")) ;;
 	merge:--clock) COMPREPLY=($(compgen -W "auto realtime relative" -- "$cur")) ;;

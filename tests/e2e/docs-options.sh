@@ -15,8 +15,12 @@ CMDS = {"record": ["record"], "info": ["info"], "dump": ["dump"], "list": ["list
         "convert-csv": ["convert", "--to", "csv"],
         "convert-collapsed": ["convert", "--to", "collapsed"],
         "convert-perf": ["convert", "--to", "perf"],
-        "convert-pperf1": ["convert", "--to", "pperf1"]}
-CHECKED = ["report", "diff", "convert-csv", "convert-collapsed", "convert-perf", "convert-pperf1"]
+        "convert-pperf1": ["convert", "--to", "pperf1"],
+        "convert-speedscope": ["convert", "--to", "speedscope"],
+        "convert-trace": ["convert", "--to", "trace"],
+        "convert-pprof": ["convert", "--to", "pprof"]}
+CHECKED = ["report", "diff", "convert-csv", "convert-collapsed", "convert-perf", "convert-pperf1",
+           "convert-speedscope", "convert-trace", "convert-pprof"]
 LONG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 SHORT = re.compile(r"(?<![\w-])-[a-zA-Z](?![\w-])")
 
@@ -75,4 +79,5 @@ for p in problems:
 EOF
 [ -s "$T/problems" ] && fail "README and --help disagree:
 $(cat "$T/problems")"
-echo "README and --help agree on the options of report, diff and convert --to csv, collapsed, perf, pperf1"
+echo "README and --help agree on the options of report, diff and convert --to csv, collapsed, perf," \
+	"pperf1, speedscope, trace, pprof"

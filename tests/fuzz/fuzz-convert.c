@@ -1,8 +1,9 @@
 /*
  * libFuzzer target: `pperf convert` whole (cmd_convert) on a mutated profile, to every format:
  * perf.data (to a file or perf's pipe mode, --wall, --perf-unwind), CSV, folded stacks (each
- * weight, --comm, --inline) and upstream pperf's profile, picked by the input's first byte;
- * the profile is the rest. A profile converted to upstream's format must read back.
+ * weight, --comm, --inline), upstream pperf's profile, speedscope (each weight, --inline),
+ * Chrome trace events and pprof (--no-lines), picked by the input's first byte; the profile is
+ * the rest. A profile converted to upstream's format must read back.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,9 @@ enum {
 	FOLD_WEIGHT = 3 << 2, /* cpu, wall, samples, cpu */
 	FOLD_COMM = 1 << 4,
 	FOLD_INLINE = 1 << 5,
+	/* with EXPORT, FORMAT picks speedscope (FOLD_WEIGHT, FOLD_INLINE), trace, pprof
+	 * (CSV_NO_LINES) or pprof */
+	EXPORT = 1 << 7,
 };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -64,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	o = data[0];
-	format = o & FORMAT;
+	format = (o & FORMAT) + (o & EXPORT ? 4 : 0);
 	argv[n++] = "convert";
 	argv[n++] = "-i";
 	argv[n++] = fuzz_file("in", data + 1, size - 1);
@@ -97,8 +101,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (o & FOLD_INLINE)
 			argv[n++] = "--inline";
 		break;
-	default:
+	case 3:
 		argv[n++] = "--to=pperf1";
+		break;
+	case 4:
+		argv[n++] = "--to=speedscope";
+		argv[n++] = "--symfs";
+		argv[n++] = fuzz_symfs();
+		argv[n++] = "--weight";
+		argv[n++] = weights[(o & FOLD_WEIGHT) >> 2];
+		if (o & FOLD_INLINE)
+			argv[n++] = "--inline";
+		break;
+	case 5:
+		argv[n++] = "--to=trace";
+		argv[n++] = "--symfs";
+		argv[n++] = fuzz_symfs();
+		break;
+	default:
+		argv[n++] = "--to=pprof";
+		argv[n++] = "--symfs";
+		argv[n++] = fuzz_symfs();
+		if (o & CSV_NO_LINES)
+			argv[n++] = "--no-lines";
 		break;
 	}
 	argv[n] = NULL;
