@@ -7,12 +7,13 @@
 
 /* How much of its past a thread's scale keeps at each of its samples. */
 #define KEEP (1.0 - 1.0 / 128)
-/* A scale of 1 weighs as much as this much CPU time (ns) of a thread's: a thread's first
+/* The thread's scale so far weighs as much as this much raw weight (ns): a thread's first
  * samples (with the CPU time of its start-up, or of its exec) do not set its scale alone. */
 #define PRIOR_NS 20e6
 
 struct slot_scale {
 	double cpu, weight; /* decaying sums of its measured CPU deltas and its raw weights */
+	double all_cpu, all_weight; /* the same, not decaying: the thread's scale so far */
 };
 
 struct attrib {
@@ -58,7 +59,7 @@ const double *attrib_sample(struct attrib *a, const struct profile_sample *s, do
 
 	for (uint32_t i = 0; i < s->nr_threads; i++) {
 		const struct profile_tsample *t = &s->threads[i];
-		double raw = raw_weight(t);
+		double raw = raw_weight(t), prior;
 		struct slot_scale *sc;
 
 		if (t->state == TS_UNKNOWN) {
@@ -76,7 +77,15 @@ const double *attrib_sample(struct attrib *a, const struct profile_sample *s, do
 		sc = &a->slots[t->slot];
 		sc->cpu = sc->cpu * KEEP + (double)t->cpu_delta;
 		sc->weight = sc->weight * KEEP + raw;
-		cpu[i] = raw > 0 ? raw * (sc->cpu + PRIOR_NS) / (sc->weight + PRIOR_NS) : 0;
+		sc->all_cpu += (double)t->cpu_delta;
+		sc->all_weight += raw;
+		/*
+		 * Towards the thread's scale so far, not towards 1: a tick's raw weight is the
+		 * period, a fraction of the CPU time between ticks (profile.h), and a prior of 1
+		 * would shrink a ticking thread's total against a stopped one's.
+		 */
+		prior = sc->all_weight > 0 ? sc->all_cpu / sc->all_weight : 1;
+		cpu[i] = raw > 0 ? raw * (sc->cpu + PRIOR_NS * prior) / (sc->weight + PRIOR_NS) : 0;
 		sum += cpu[i];
 	}
 	*sum_out = sum;

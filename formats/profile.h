@@ -191,9 +191,10 @@ struct profile_tsample {
 	uint64_t cpu_delta; /* CPU time since the thread's previous sample (or since it appeared) */
 	uint32_t state;	    /* enum tsample_state */
 	/*
-	 * The CPU time this observation stands for: for TS_ONCPU, the time since the thread's
-	 * previous observation ended (the sampling interval, or longer when the thread stopped
-	 * late inside a long system call it ran all along); 0 in the other states.
+	 * The CPU time this observation stands for before the readers' per-thread scale: for
+	 * TS_ONCPU, the time since the thread's previous observation ended (the sampling interval,
+	 * or longer when the thread stopped late inside a long system call it ran all along), or
+	 * at a tick of its CPU clock the period, every tick alike; 0 in the other states.
 	 */
 	uint64_t cpu_weight;
 	/*
