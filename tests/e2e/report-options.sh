@@ -4,7 +4,9 @@
 # time); --stdio is the default table and --no-children the default view; bad values are
 # usage errors (exit 2).
 . "$(dirname "$0")/lib.sh"
-"$PPERF" record -q -g -o "$T/cp.data" -- "$PROGS/callpaths" 0.5 >/dev/null ||
+# snapshots: at CPU-clock ticks, under the suite's load, the code right after a system call can
+# go unseen (README, Limits), and this test needs several functions in the profile
+"$PPERF" record -q -g --sampling snapshot -o "$T/cp.data" -- "$PROGS/callpaths" 0.5 >/dev/null ||
 	fail "record -g: exit $?"
 
 # limit_between FILE COLUMN: a limit halfway between the first two distinct shares in COLUMN,
