@@ -60,9 +60,11 @@ for p in cp m; do
 	echo "speedscope $p: schema valid, $(wc -l <$p.ss.self) functions' CPU time as the" \
 		"report's, total $(total_ns $p.sym.csv) ns"
 done
-# stacks: c called from d and from b, both from a, main; main holds everything
+# stacks: c called from d and from b, both from a, main; main holds everything but the
+# start-up before it (a snapshot may find the program there)
 ss_total() { awk -F'\t' -v f="$1" '$1 == "frame" && $3 == f { s += $5 } END { print s + 0 }' cp.ss; }
-expect_eq "speedscope: main's total" "$(ss_total main)" "$(total_ns cp.sym.csv)"
+awk -v m="$(ss_total main)" -v t="$(total_ns cp.sym.csv)" 'BEGIN { exit !(m <= t && m >= 0.99 * t) }' ||
+	fail "speedscope: main's total $(ss_total main) ns, not 99-100 % of $(total_ns cp.sym.csv)"
 for f in a b d rec via_ptr; do
 	[ "$(ss_total $f)" -gt 0 ] || fail "speedscope: no stack through $f"
 done
