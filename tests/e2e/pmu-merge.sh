@@ -29,8 +29,9 @@ msg=$(check "$T/dump" 0.1) || fail "relative log: $msg"
 read -r mono real start < <(awk '/ meta / { for (i = 1; i <= NF; i++) { if ($i == "ref") r = $(i + 1); if ($i == "start") s = $(i + 1) }
 	split(r, a, "/"); print a[1], a[2], s }' "$T/dump0")
 awk -v m="$mono" -v r="$real" -v s="$start" 'BEGIN { t0 = (r - (m - s)) / 1e9 + 0.1 - 0.25
-	for (i = 0; i <= 30; i++) { t = t0 + i * 0.05; sec = int(t)
-		printf "%s.%03dZ,%.3f\n", strftime("%Y-%m-%dT%H:%M:%S", sec, 1), int((t - sec) * 1000 + 0.5), 10 + 5 * i } }' >"$T/wall.csv"
+	for (i = 0; i <= 30; i++) { ms = int((t0 + i * 0.05) * 1000 + 0.5); sec = int(ms / 1000)
+		# Whole milliseconds first: rounding the fraction alone can reach 1000 (".1000" is 0.1 s).
+		printf "%s.%03dZ,%.3f\n", strftime("%Y-%m-%dT%H:%M:%S", sec, 1), ms - sec * 1000, 10 + 5 * i } }' >"$T/wall.csv"
 if head -1 "$T/wall.csv" | grep -q '^20[0-9-]*T'; then
 	"$PPERF" merge "$T/p.data" "$T/wall.csv" --offset 0.25 -o "$T/w.data" 2>"$T/err" || fail "merge wall: $(cat "$T/err")"
 	"$PPERF" dump "$T/w.data" >"$T/dump" || fail "dump"
