@@ -7,6 +7,8 @@
 #ifndef PPERF_CMD_H
 #define PPERF_CMD_H
 
+#include "options.h"
+
 int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
@@ -36,13 +38,7 @@ int cmd_convert_perf(int argc, char **argv);
 /* pperf's version string (cmd/version.c). */
 extern const char pperf_version[];
 
-/*
- * --version, which every command takes and which prints what `pperf --version` prints: the
- * entry of a command's getopt_long table, and the value getopt_long returns for it (above every
- * command's own option values). show_version() prints it and returns the exit status.
- */
-#define OPT_VERSION 0x1000
-#define VERSION_OPTION { "version", no_argument, NULL, OPT_VERSION }
+/* --version's: prints what `pperf --version` prints; returns the exit status. */
 int show_version(void);
 
 #endif

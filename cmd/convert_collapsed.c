@@ -193,8 +193,6 @@ int cmd_convert_collapsed(int argc, char **argv)
 		{ "inline", no_argument, NULL, 'I' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "no-demangle", no_argument, NULL, 'M' },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "pperf.data", *output = NULL, *weight = "cpu";
@@ -204,10 +202,10 @@ int cmd_convert_collapsed(int argc, char **argv)
 	struct outfile of;
 	FILE *out;
 	size_t n = 0;
+	struct cmd_parser parser = { "convert --to collapsed", "+i:o:", opts, collapsed_usage };
 	int opt, ret;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+i:o:h", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(&parser, argc, argv)) != -1) {
 		switch (opt) {
 		case 'i':
 			input = optarg;
@@ -231,13 +229,6 @@ int cmd_convert_collapsed(int argc, char **argv)
 		case 'M':
 			wo.sym.mangled = 1;
 			break;
-		case OPT_VERSION:
-			return show_version();
-		case 'h':
-			fputs(collapsed_usage, stdout);
-			return EXIT_OK;
-		default:
-			usage_error("convert", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

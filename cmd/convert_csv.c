@@ -95,8 +95,6 @@ int cmd_convert_csv(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "no-lines", no_argument, NULL, 'L' },
 		{ "no-demangle", no_argument, NULL, 'M' },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "pperf.data", *output = NULL;
@@ -104,10 +102,10 @@ int cmd_convert_csv(int argc, char **argv)
 	struct csv_ctx c = { 0 };
 	struct outfile out;
 	const char *inputs[] = { NULL, NULL };
+	struct cmd_parser parser = { "convert --to csv", "+i:o:", opts, csv_usage };
 	int opt, ret;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+i:o:h", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(&parser, argc, argv)) != -1) {
 		switch (opt) {
 		case 'i':
 			input = optarg;
@@ -124,13 +122,6 @@ int cmd_convert_csv(int argc, char **argv)
 		case 'M':
 			wo.sym.mangled = 1;
 			break;
-		case OPT_VERSION:
-			return show_version();
-		case 'h':
-			fputs(csv_usage, stdout);
-			return EXIT_OK;
-		default:
-			usage_error("convert", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

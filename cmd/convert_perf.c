@@ -55,15 +55,12 @@ static void parse_args(int argc, char **argv, struct convert_perf_args *a)
 		{ "perf-unwind", no_argument, NULL, 'U' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct cmd_parser parser = { "convert --to perf", "+i:o:fv", opts, convert_perf_usage };
 	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:i:o:fvh", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 'i':
 			a->input = optarg;
@@ -83,16 +80,6 @@ static void parse_args(int argc, char **argv, struct convert_perf_args *a)
 		case 'v':
 			pperf_verbose = 1;
 			break;
-		case OPT_VERSION:
-			exit(show_version());
-		case 'h':
-			fputs(convert_perf_usage, stdout);
-			exit(EXIT_OK);
-		case ':':
-			usage_error("convert --to perf", "option '%s' needs a value",
-				    argv[optind - 1]);
-		default:
-			usage_error("convert --to perf", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -58,15 +58,13 @@ int cmd_convert_pperf1(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "pperf.data", *output = NULL;
+	struct cmd_parser parser = { "convert --to pperf1", "+i:o:", opts, pperf1_usage };
 	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:o:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -74,13 +72,6 @@ int cmd_convert_pperf1(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
-		case OPT_VERSION:
-			return show_version();
-		case 'h':
-			fputs(pperf1_usage, stdout);
-			return EXIT_OK;
-		default:
-			usage_error("convert", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

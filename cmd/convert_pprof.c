@@ -493,8 +493,6 @@ int cmd_convert_pprof(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "no-lines", no_argument, NULL, 'L' },
 		{ "no-demangle", no_argument, NULL, 'M' },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "pperf.data", *output = NULL;
@@ -503,10 +501,10 @@ int cmd_convert_pprof(int argc, char **argv)
 	const char *inputs[] = { NULL, NULL };
 	struct outfile of;
 	FILE *out;
+	struct cmd_parser parser = { "convert --to pprof", "+i:o:", opts, pprof_usage };
 	int opt, ret;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+i:o:h", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(&parser, argc, argv)) != -1) {
 		switch (opt) {
 		case 'i':
 			input = optarg;
@@ -523,13 +521,6 @@ int cmd_convert_pprof(int argc, char **argv)
 		case 'M':
 			wo.sym.mangled = 1;
 			break;
-		case 'h':
-			fputs(pprof_usage, stdout);
-			return EXIT_OK;
-		case OPT_VERSION:
-			return show_version();
-		default:
-			usage_error("convert", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -323,8 +323,6 @@ int cmd_convert_speedscope(int argc, char **argv)
 		{ "inline", no_argument, NULL, 'I' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "no-demangle", no_argument, NULL, 'M' },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "pperf.data", *output = NULL, *weight = "cpu";
@@ -333,10 +331,10 @@ int cmd_convert_speedscope(int argc, char **argv)
 	const char *inputs[] = { NULL, NULL };
 	struct outfile of;
 	FILE *out;
+	struct cmd_parser parser = { "convert --to speedscope", "+i:o:", opts, speedscope_usage };
 	int opt, ret;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+i:o:h", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(&parser, argc, argv)) != -1) {
 		switch (opt) {
 		case 'i':
 			input = optarg;
@@ -357,13 +355,6 @@ int cmd_convert_speedscope(int argc, char **argv)
 		case 'M':
 			wo.sym.mangled = 1;
 			break;
-		case 'h':
-			fputs(speedscope_usage, stdout);
-			return EXIT_OK;
-		case OPT_VERSION:
-			return show_version();
-		default:
-			usage_error("convert", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -308,8 +308,6 @@ int cmd_convert_trace(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "no-demangle", no_argument, NULL, 'M' },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "pperf.data", *output = NULL;
@@ -317,10 +315,10 @@ int cmd_convert_trace(int argc, char **argv)
 	struct walk_opts wo = { .symbols = 1, .unwind = 1, .sym.lines = 1, .record_fn = record };
 	const char *inputs[] = { NULL, NULL };
 	struct outfile of;
+	struct cmd_parser parser = { "convert --to trace", "+i:o:", opts, trace_usage };
 	int opt, ret;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+i:o:h", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(&parser, argc, argv)) != -1) {
 		switch (opt) {
 		case 'i':
 			input = optarg;
@@ -334,13 +332,6 @@ int cmd_convert_trace(int argc, char **argv)
 		case 'M':
 			wo.sym.mangled = 1;
 			break;
-		case 'h':
-			fputs(trace_usage, stdout);
-			return EXIT_OK;
-		case OPT_VERSION:
-			return show_version();
-		default:
-			usage_error("convert", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

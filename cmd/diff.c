@@ -64,8 +64,6 @@ int cmd_diff(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "no-demangle", no_argument, NULL, 'M' },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sort = "sym,dso", *format = "stdio";
@@ -75,10 +73,10 @@ int cmd_diff(int argc, char **argv)
 	struct profile_reader *pa, *pb;
 	struct row *rows;
 	size_t nr = 0;
+	struct cmd_parser parser = { "diff", "s:", opts, diff_usage };
 	int wall = 0, c, csv, width[KEY_MAX];
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 's':
 			sort = optarg;
@@ -97,13 +95,6 @@ int cmd_diff(int argc, char **argv)
 				usage_error("diff", "--format is stdio or csv, not '%s'", optarg);
 			format = optarg;
 			break;
-		case OPT_VERSION:
-			return show_version();
-		case 'h':
-			fputs(diff_usage, stdout);
-			return EXIT_OK;
-		default:
-			usage_error("diff", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 2)

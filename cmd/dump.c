@@ -157,8 +157,6 @@ int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *path = "pperf.data";
@@ -166,22 +164,14 @@ int cmd_dump(int argc, char **argv)
 	struct attrib *attrib;
 	struct profile_record rec;
 	uint64_t base;
+	struct cmd_parser parser = { "dump", "+i:", opts, dump_usage };
 	int c, n;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 'i':
 			path = optarg;
 			break;
-		case OPT_VERSION:
-			return show_version();
-		case 'h':
-			fputs(dump_usage, stdout);
-			return EXIT_OK;
-		default:
-			usage_error("dump", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -279,8 +279,6 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *path = "pperf.data";
@@ -288,22 +286,14 @@ int cmd_info(int argc, char **argv)
 	struct profile_record rec;
 	struct info in = { 0 };
 	uint64_t bytes = 0;
+	struct cmd_parser parser = { "info", "+i:", opts, info_usage };
 	int c, n;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 'i':
 			path = optarg;
 			break;
-		case OPT_VERSION:
-			return show_version();
-		case 'h':
-			fputs(info_usage, stdout);
-			return EXIT_OK;
-		default:
-			usage_error("info", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

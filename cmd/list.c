@@ -34,26 +34,13 @@ static void list_backend(const struct pmu_ops *ops)
 int cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct pmu_ops *const *b = pmu_backends();
-	int c;
+	struct cmd_parser parser = { "list", "+", opts, list_usage };
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_VERSION:
-			return show_version();
-		case 'h':
-			fputs(list_usage, stdout);
-			return check_stdout() < 0 ? EXIT_FAIL : EXIT_OK;
-		default:
-			usage_error("list", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	while (cmd_getopt(&parser, argc, argv) != -1)
+		; /* only --help and --version */
 	for (int i = optind; i < argc; i++)
 		if (!pmu_find(argv[i])) {
 			error("unknown PMU backend '%s' (run 'pperf list' for all of them)", argv[i]);

@@ -322,15 +322,12 @@ static void parse_args(struct merge_args *a, int argc, char **argv)
 		{ "unit", required_argument, NULL, OPT_UNIT },
 		{ "scale", required_argument, NULL, OPT_SCALE },
 		{ "kind", required_argument, NULL, OPT_KIND },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct cmd_parser parser = { "merge", "o:", opts, merge_usage };
 	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 'o':
 			a->output = optarg;
@@ -392,16 +389,6 @@ static void parse_args(struct merge_args *a, int argc, char **argv)
 			else
 				usage_error("merge", "--kind is instant or counter, not '%s'", optarg);
 			break;
-		case OPT_VERSION:
-			exit(show_version());
-		case 'h':
-			fputs(merge_usage, stdout);
-			exit(check_stdout() < 0 ? EXIT_FAIL : EXIT_OK);
-		default:
-			if (optopt)
-				usage_error("merge", "option '-%c' needs an argument or is unknown",
-					    optopt);
-			usage_error("merge", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 2)

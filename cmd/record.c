@@ -231,8 +231,6 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 		{ "sampling", required_argument, NULL, OPT_SAMPLING },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct option upstream_opts[] = {
@@ -244,18 +242,15 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 		{ "fifo", required_argument, NULL, OPT_FIFO },
 		{ "rr", required_argument, NULL, OPT_RR },
 		{ "verbose", no_argument, NULL, 'v' },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = a->upstream ? "" : "record";
+	struct cmd_parser parser = { cmd, a->upstream ? "+o:p:f:rv" : "+o:F:f:p:e:grvq",
+				     a->upstream ? upstream_opts : record_opts,
+				     a->upstream ? upstream_usage : record_usage };
 	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv,
-				a->upstream ? "+o:p:f:rvh" : "+o:F:f:p:e:grvqh",
-				a->upstream ? upstream_opts : record_opts, NULL)) != -1) {
+	while ((c = cmd_getopt(&parser, argc, argv)) != -1) {
 		uint64_t pid;
 		double d;
 
@@ -331,17 +326,6 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 		case 'q':
 			a->quiet = 1;
 			break;
-		case OPT_VERSION:
-			exit(show_version());
-		case 'h':
-			fputs(a->upstream ? upstream_usage : record_usage, stdout);
-			exit(check_stdout() < 0 ? EXIT_FAIL : EXIT_OK);
-		default:
-			if (optopt && strchr("oFfpe", optopt))
-				usage_error(cmd, "option '-%c' needs an argument", optopt);
-			if (optopt)
-				usage_error(cmd, "unknown option '-%c'", optopt);
-			usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	*cmd_at = optind;

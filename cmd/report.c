@@ -175,14 +175,12 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "show-nr-samples", no_argument, NULL, 'n' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
-		VERSION_OPTION,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct cmd_parser parser = { "report", "i:s:g::n", opts, report_usage };
 	int c, stdio = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:s:g::nh", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 'i':
 			a->input = optarg;
@@ -258,16 +256,6 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 				usage_error("report", "--format is stdio or csv, not '%s'", optarg);
 			a->format = optarg;
 			break;
-		case OPT_VERSION:
-			exit(show_version());
-		case 'h':
-			fputs(report_usage, stdout);
-			exit(EXIT_OK);
-		default:
-			if (optopt)
-				usage_error("report", "option '%s' needs a value",
-					    argv[optind - 1]);
-			usage_error("report", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (stdio && strcmp(a->format, "stdio"))
