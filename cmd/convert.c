@@ -8,6 +8,7 @@
 
 #include "../lib/util.h"
 #include "cmd.h"
+#include "convert.h"
 
 struct convert_target {
 	const char *name;
@@ -92,4 +93,70 @@ int cmd_convert(int argc, char **argv)
 	}
 	usage_error("convert", "unknown format '%s' (see 'pperf convert --help')", to);
 	return EXIT_USAGE;
+}
+
+void conv_init(struct conv *c, const char *name)
+{
+	*c = (struct conv){ .name = name, .input = "pperf.data", .weight = "cpu" };
+	c->wo.symbols = 1;
+}
+
+int conv_option(struct conv *c, int opt)
+{
+	switch (opt) {
+	case 'i':
+		c->input = optarg;
+		return 1;
+	case 'o':
+		c->output = optarg;
+		return 1;
+	case 'w':
+		c->weight = optarg;
+		return 1;
+	case 'I':
+		c->inline_frames = 1;
+		c->wo.sym.lines = 1;
+		return 1;
+	case 'S':
+		c->wo.sym.symfs = optarg;
+		return 1;
+	case 'L':
+		c->wo.sym.lines = 0;
+		return 1;
+	case 'M':
+		c->wo.sym.mangled = 1;
+		return 1;
+	}
+	return 0;
+}
+
+int conv_open(struct conv *c, int argc, char **argv)
+{
+	const char *inputs[] = { c->input, NULL };
+	const char *path = c->output ? c->output : "-";
+
+	if (optind < argc)
+		usage_error(c->name, "unexpected argument '%s'", argv[optind]);
+	c->out_name = strcmp(path, "-") ? path : "standard output";
+	if (outfile_open(&c->of, path, 0, inputs) < 0)
+		return -1;
+	c->r = profile_reader_open(c->input);
+	if (!c->r || !(c->out = outfile_stream(&c->of))) {
+		outfile_abort(&c->of);
+		profile_reader_close(c->r);
+		c->r = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int conv_close(struct conv *c, int ret)
+{
+	if (ret == 0)
+		ret = outfile_close(&c->of);
+	else
+		outfile_abort(&c->of);
+	profile_reader_close(c->r);
+	c->r = NULL;
+	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }

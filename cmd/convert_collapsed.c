@@ -16,6 +16,7 @@
 #include "../report/walk.h"
 #include "../report/weight.h"
 #include "cmd.h"
+#include "convert.h"
 
 static const char collapsed_usage[] =
 	"usage: pperf convert --to collapsed [-i PROFILE] [-o FILE] [--weight W] [--symfs DIR]\n"
@@ -186,65 +187,31 @@ static int by_stack(const void *a, const void *b)
 int cmd_convert_collapsed(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "weight", required_argument, NULL, 'w' },
-		{ "comm", no_argument, NULL, 'c' },
-		{ "inline", no_argument, NULL, 'I' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "no-demangle", no_argument, NULL, 'M' },
+		CONV_OPT_INPUT, CONV_OPT_OUTPUT, CONV_OPT_WEIGHT, CONV_OPT_INLINE, CONV_OPT_SYMFS,
+		CONV_OPT_NO_DEMANGLE, { "comm", no_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *input = "pperf.data", *output = NULL, *weight = "cpu";
-	struct walk_opts wo = { .symbols = 1, .unwind = 1 };
+	struct cmd_parser parser = { "convert --to collapsed", CONV_SHORTOPTS, opts,
+				     collapsed_usage };
 	struct collapse c = { 0 };
-	const char *inputs[] = { NULL, NULL };
-	struct outfile of;
+	struct conv cv;
 	FILE *out;
 	size_t n = 0;
-	struct cmd_parser parser = { "convert --to collapsed", "+i:o:", opts, collapsed_usage };
 	int opt, ret;
 
-	while ((opt = cmd_getopt(&parser, argc, argv)) != -1) {
-		switch (opt) {
-		case 'i':
-			input = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'w':
-			weight = optarg;
-			break;
-		case 'c':
+	conv_init(&cv, parser.name);
+	cv.wo.unwind = 1;
+	while ((opt = cmd_getopt(&parser, argc, argv)) != -1)
+		if (!conv_option(&cv, opt) && opt == 'c')
 			c.with_comm = 1;
-			break;
-		case 'I':
-			c.inline_frames = 1;
-			wo.sym.lines = 1;
-			break;
-		case 'S':
-			wo.sym.symfs = optarg;
-			break;
-		case 'M':
-			wo.sym.mangled = 1;
-			break;
-		}
-	}
-	if (optind < argc)
-		usage_error("convert", "unexpected argument '%s'", argv[optind]);
-	weight_parse(&c.weight, weight);
-	c.input = input;
-	inputs[0] = input;
-	if (outfile_open(&of, output ? output : "-", 0, inputs) < 0)
+	weight_parse(&c.weight, cv.weight);
+	c.inline_frames = cv.inline_frames;
+	c.input = cv.input;
+	if (conv_open(&cv, argc, argv) < 0)
 		return EXIT_FAIL;
-	c.r = profile_reader_open(input);
-	if (!c.r || !(out = outfile_stream(&of))) {
-		outfile_abort(&of);
-		profile_reader_close(c.r);
-		return EXIT_FAIL;
-	}
-	ret = walk_profile(c.r, &wo, fold, &c, NULL);
+	c.r = cv.r;
+	out = cv.out;
+	ret = walk_profile(c.r, &cv.wo, fold, &c, NULL);
 	if (ret == 0)
 		resolve_channel(&c); /* a profile without samples */
 	if (ret == 0) {
@@ -264,14 +231,10 @@ int cmd_convert_collapsed(int argc, char **argv)
 				fprintf(out, "%s %.0f\n", all[i].stack, w);
 		}
 		free(all);
-		ret = outfile_close(&of);
-	} else {
-		outfile_abort(&of);
 	}
 	for (size_t i = 0; i < c.size; i++)
 		free(c.e[i].stack);
 	free(c.e);
 	free(c.buf);
-	profile_reader_close(c.r);
-	return ret < 0 ? EXIT_FAIL : EXIT_OK;
+	return conv_close(&cv, ret);
 }

@@ -12,6 +12,7 @@
 #include "../report/csv.h"
 #include "../report/walk.h"
 #include "cmd.h"
+#include "convert.h"
 
 static const char csv_usage[] =
 	"usage: pperf convert --to csv [-i PROFILE] [-o FILE] [--symfs DIR] [--no-lines]\n"
@@ -90,59 +91,25 @@ static int row(void *p, const struct walk_sample *s)
 int cmd_convert_csv(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "no-lines", no_argument, NULL, 'L' },
-		{ "no-demangle", no_argument, NULL, 'M' },
+		CONV_OPT_INPUT, CONV_OPT_OUTPUT, CONV_OPT_SYMFS, CONV_OPT_NO_LINES, CONV_OPT_NO_DEMANGLE,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *input = "pperf.data", *output = NULL;
-	struct walk_opts wo = { .symbols = 1, .sym.lines = 1 };
+	struct cmd_parser parser = { "convert --to csv", CONV_SHORTOPTS, opts, csv_usage };
 	struct csv_ctx c = { 0 };
-	struct outfile out;
-	const char *inputs[] = { NULL, NULL };
-	struct cmd_parser parser = { "convert --to csv", "+i:o:", opts, csv_usage };
+	struct conv cv;
 	int opt, ret;
 
-	while ((opt = cmd_getopt(&parser, argc, argv)) != -1) {
-		switch (opt) {
-		case 'i':
-			input = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'S':
-			wo.sym.symfs = optarg;
-			break;
-		case 'L':
-			wo.sym.lines = 0;
-			break;
-		case 'M':
-			wo.sym.mangled = 1;
-			break;
-		}
-	}
-	if (optind < argc)
-		usage_error("convert", "unexpected argument '%s'", argv[optind]);
-	inputs[0] = input;
-	c.name = output && strcmp(output, "-") ? output : "standard output";
-	if (outfile_open(&out, output ? output : "-", 0, inputs) < 0)
+	conv_init(&cv, parser.name);
+	cv.wo.sym.lines = 1;
+	while ((opt = cmd_getopt(&parser, argc, argv)) != -1)
+		conv_option(&cv, opt);
+	if (conv_open(&cv, argc, argv) < 0)
 		return EXIT_FAIL;
-	c.r = profile_reader_open(input);
-	if (!c.r || !(c.out = outfile_stream(&out))) {
-		outfile_abort(&out);
-		profile_reader_close(c.r);
-		return EXIT_FAIL;
-	}
-	ret = walk_profile(c.r, &wo, row, &c, NULL);
+	c.r = cv.r;
+	c.out = cv.out;
+	c.name = cv.out_name;
+	ret = walk_profile(c.r, &cv.wo, row, &c, NULL);
 	if (!c.header_done)
 		header(&c, profile_reader_nr_channels(c.r));
-	if (ret == 0)
-		ret = outfile_close(&out);
-	else
-		outfile_abort(&out);
-	profile_reader_close(c.r);
-	return ret < 0 ? EXIT_FAIL : EXIT_OK;
+	return conv_close(&cv, ret);
 }

@@ -19,6 +19,7 @@
 #include "../report/walk.h"
 #include "../report/weight.h"
 #include "cmd.h"
+#include "convert.h"
 
 static const char pprof_usage[] =
 	"usage: pperf convert --to pprof [-i PROFILE] [-o FILE] [--symfs DIR] [--no-lines]\n"
@@ -488,60 +489,31 @@ static int write_gzip(const struct pb_buf *b, FILE *out, const char *name)
 int cmd_convert_pprof(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "no-lines", no_argument, NULL, 'L' },
-		{ "no-demangle", no_argument, NULL, 'M' },
-		{ NULL, 0, NULL, 0 },
+		CONV_OPT_INPUT,	   CONV_OPT_OUTPUT, CONV_OPT_SYMFS, CONV_OPT_NO_LINES,
+		CONV_OPT_NO_DEMANGLE, { NULL, 0, NULL, 0 },
 	};
-	const char *input = "pperf.data", *output = NULL;
-	struct walk_opts wo = { .symbols = 1, .unwind = 1, .sym.lines = 1, .record_fn = record };
+	struct cmd_parser parser = { "convert --to pprof", CONV_SHORTOPTS, opts, pprof_usage };
 	struct pprof c = { 0 };
-	const char *inputs[] = { NULL, NULL };
-	struct outfile of;
-	FILE *out;
-	struct cmd_parser parser = { "convert --to pprof", "+i:o:", opts, pprof_usage };
+	struct conv cv;
 	int opt, ret;
 
-	while ((opt = cmd_getopt(&parser, argc, argv)) != -1) {
-		switch (opt) {
-		case 'i':
-			input = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'S':
-			wo.sym.symfs = optarg;
-			break;
-		case 'L':
-			wo.sym.lines = 0;
-			break;
-		case 'M':
-			wo.sym.mangled = 1;
-			break;
-		}
-	}
-	if (optind < argc)
-		usage_error("convert", "unexpected argument '%s'", argv[optind]);
-	c.lines = wo.sym.lines;
-	if ((!output || !strcmp(output, "-")) && isatty(STDOUT_FILENO)) {
+	conv_init(&cv, parser.name);
+	cv.wo.unwind = 1;
+	cv.wo.sym.lines = 1;
+	cv.wo.record_fn = record;
+	while ((opt = cmd_getopt(&parser, argc, argv)) != -1)
+		conv_option(&cv, opt);
+	c.lines = cv.wo.sym.lines;
+	if ((!cv.output || !strcmp(cv.output, "-")) && isatty(STDOUT_FILENO)) {
 		error("pprof's format is binary: not written to a terminal; use -o FILE");
 		return EXIT_FAIL;
 	}
-	inputs[0] = input;
-	if (outfile_open(&of, output ? output : "-", 0, inputs) < 0)
+	if (conv_open(&cv, argc, argv) < 0)
 		return EXIT_FAIL;
-	c.r = profile_reader_open(input);
-	if (!c.r || !(out = outfile_stream(&of))) {
-		outfile_abort(&of);
-		profile_reader_close(c.r);
-		return EXIT_FAIL;
-	}
+	c.r = cv.r;
 	pb_string(&c.out, PROFILE_STRING_TABLE, ""); /* index 0, as the format wants, first */
 	/* The sample types at the first sample (record()), or at the end without one. */
-	ret = walk_profile(c.r, &wo, add_sample, &c, NULL);
+	ret = walk_profile(c.r, &cv.wo, add_sample, &c, NULL);
 	if (ret == 0) {
 		const struct profile_meta *m = profile_reader_meta(c.r);
 
@@ -549,12 +521,8 @@ int cmd_convert_pprof(int argc, char **argv)
 			header(&c);
 		pb_varint(&c.out, PROFILE_DURATION_NANOS,
 			  c.last_time > m->start_time ? c.last_time - m->start_time : 0);
-		ret = write_gzip(&c.out, out, outfile_name(&of));
+		ret = write_gzip(&c.out, cv.out, cv.out_name);
 	}
-	if (ret == 0)
-		ret = outfile_close(&of);
-	else
-		outfile_abort(&of);
 	for (size_t i = 0; i < c.nr_maps; i++) {
 		free(c.maps[i].path);
 		free(c.maps[i].build_id);
@@ -571,6 +539,5 @@ int cmd_convert_pprof(int argc, char **argv)
 	free(c.loc_ids);
 	free(c.values);
 	free(c.scale);
-	profile_reader_close(c.r);
-	return ret < 0 ? EXIT_FAIL : EXIT_OK;
+	return conv_close(&cv, ret);
 }

@@ -16,6 +16,7 @@
 #include "../report/walk.h"
 #include "../report/weight.h"
 #include "cmd.h"
+#include "convert.h"
 
 static const char speedscope_usage[] =
 	"usage: pperf convert --to speedscope [-i PROFILE] [-o FILE] [--weight W] [--symfs DIR]\n"
@@ -317,60 +318,26 @@ static void speedscope_release(struct speedscope *c)
 int cmd_convert_speedscope(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "weight", required_argument, NULL, 'w' },
-		{ "inline", no_argument, NULL, 'I' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "no-demangle", no_argument, NULL, 'M' },
-		{ NULL, 0, NULL, 0 },
+		CONV_OPT_INPUT,	 CONV_OPT_OUTPUT, CONV_OPT_WEIGHT, CONV_OPT_INLINE,
+		CONV_OPT_SYMFS, CONV_OPT_NO_DEMANGLE, { NULL, 0, NULL, 0 },
 	};
-	const char *input = "pperf.data", *output = NULL, *weight = "cpu";
-	struct walk_opts wo = { .symbols = 1, .unwind = 1 };
+	struct cmd_parser parser = { "convert --to speedscope", CONV_SHORTOPTS, opts,
+				     speedscope_usage };
 	struct speedscope c = { 0 };
-	const char *inputs[] = { NULL, NULL };
-	struct outfile of;
-	FILE *out;
-	struct cmd_parser parser = { "convert --to speedscope", "+i:o:", opts, speedscope_usage };
+	struct conv cv;
 	int opt, ret;
 
-	while ((opt = cmd_getopt(&parser, argc, argv)) != -1) {
-		switch (opt) {
-		case 'i':
-			input = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'w':
-			weight = optarg;
-			break;
-		case 'I':
-			c.inline_frames = 1;
-			wo.sym.lines = 1;
-			break;
-		case 'S':
-			wo.sym.symfs = optarg;
-			break;
-		case 'M':
-			wo.sym.mangled = 1;
-			break;
-		}
-	}
-	if (optind < argc)
-		usage_error("convert", "unexpected argument '%s'", argv[optind]);
-	weight_parse(&c.weight, weight);
-	c.input = input;
-	inputs[0] = input;
-	if (outfile_open(&of, output ? output : "-", 0, inputs) < 0)
+	conv_init(&cv, parser.name);
+	cv.wo.unwind = 1;
+	while ((opt = cmd_getopt(&parser, argc, argv)) != -1)
+		conv_option(&cv, opt);
+	weight_parse(&c.weight, cv.weight);
+	c.inline_frames = cv.inline_frames;
+	c.input = cv.input;
+	if (conv_open(&cv, argc, argv) < 0)
 		return EXIT_FAIL;
-	c.r = profile_reader_open(input);
-	if (!c.r || !(out = outfile_stream(&of))) {
-		outfile_abort(&of);
-		profile_reader_close(c.r);
-		return EXIT_FAIL;
-	}
-	ret = walk_profile(c.r, &wo, add_sample, &c, NULL);
+	c.r = cv.r;
+	ret = walk_profile(c.r, &cv.wo, add_sample, &c, NULL);
 	if (ret == 0) {
 		double scale = 1;
 		char unit[40];
@@ -380,12 +347,8 @@ int cmd_convert_speedscope(int argc, char **argv)
 			scale = weight_channel_scale(
 				profile_reader_channel(c.r, (uint32_t)c.weight.index), unit,
 				sizeof(unit));
-		write_json(&c, out, scale);
-		ret = outfile_close(&of);
-	} else {
-		outfile_abort(&of);
+		write_json(&c, cv.out, scale);
 	}
 	speedscope_release(&c);
-	profile_reader_close(c.r);
-	return ret < 0 ? EXIT_FAIL : EXIT_OK;
+	return conv_close(&cv, ret);
 }

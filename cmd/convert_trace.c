@@ -15,6 +15,7 @@
 #include "../lib/util.h"
 #include "../report/walk.h"
 #include "cmd.h"
+#include "convert.h"
 
 static const char trace_usage[] =
 	"usage: pperf convert --to trace [-i PROFILE] [-o FILE] [--symfs DIR] [--no-demangle]\n"
@@ -304,57 +305,30 @@ static void finish(struct trace *c)
 int cmd_convert_trace(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "no-demangle", no_argument, NULL, 'M' },
+		CONV_OPT_INPUT, CONV_OPT_OUTPUT, CONV_OPT_SYMFS, CONV_OPT_NO_DEMANGLE,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *input = "pperf.data", *output = NULL;
+	struct cmd_parser parser = { "convert --to trace", CONV_SHORTOPTS, opts, trace_usage };
 	struct trace c = { 0 };
-	struct walk_opts wo = { .symbols = 1, .unwind = 1, .sym.lines = 1, .record_fn = record };
-	const char *inputs[] = { NULL, NULL };
-	struct outfile of;
-	struct cmd_parser parser = { "convert --to trace", "+i:o:", opts, trace_usage };
+	struct conv cv;
 	int opt, ret;
 
-	while ((opt = cmd_getopt(&parser, argc, argv)) != -1) {
-		switch (opt) {
-		case 'i':
-			input = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'S':
-			wo.sym.symfs = optarg;
-			break;
-		case 'M':
-			wo.sym.mangled = 1;
-			break;
-		}
-	}
-	if (optind < argc)
-		usage_error("convert", "unexpected argument '%s'", argv[optind]);
-	inputs[0] = input;
-	c.name = output && strcmp(output, "-") ? output : "standard output";
-	if (outfile_open(&of, output ? output : "-", 0, inputs) < 0)
+	conv_init(&cv, parser.name);
+	cv.wo.unwind = 1;
+	cv.wo.sym.lines = 1;
+	cv.wo.record_fn = record;
+	while ((opt = cmd_getopt(&parser, argc, argv)) != -1)
+		conv_option(&cv, opt);
+	if (conv_open(&cv, argc, argv) < 0)
 		return EXIT_FAIL;
-	c.r = profile_reader_open(input);
-	if (!c.r || !(c.out = outfile_stream(&of))) {
-		outfile_abort(&of);
-		profile_reader_close(c.r);
-		return EXIT_FAIL;
-	}
+	c.r = cv.r;
+	c.out = cv.out;
+	c.name = cv.out_name;
 	c.start = profile_reader_meta(c.r)->start_time;
 	fputs("{\"traceEvents\":[", c.out);
-	ret = walk_profile(c.r, &wo, slice, &c, NULL);
-	if (ret == 0) {
+	ret = walk_profile(c.r, &cv.wo, slice, &c, NULL);
+	if (ret == 0)
 		finish(&c);
-		ret = outfile_close(&of);
-	} else {
-		outfile_abort(&of);
-	}
 	for (size_t i = 0; i < c.nr_nodes; i++) {
 		free(c.nodes[i].name);
 		free(c.nodes[i].category);
@@ -362,6 +336,5 @@ int cmd_convert_trace(int argc, char **argv)
 	free(c.nodes);
 	free(c.node_hash);
 	free(c.names);
-	profile_reader_close(c.r);
-	return ret < 0 ? EXIT_FAIL : EXIT_OK;
+	return conv_close(&cv, ret);
 }
