@@ -33,6 +33,18 @@ struct row {
 	double delta;
 };
 
+/* The two profiles' reports, their rows sorted by the size of the change, and the channels
+ * both have: what the two printers print. */
+struct diff {
+	const char *path_a, *path_b;
+	int wall;
+	struct report *ra, *rb;
+	struct row *rows;
+	size_t nr;
+	int *chan_b; /* by channel of the baseline: the profile's channel of its name, or -1 */
+	const char **chan_name;
+};
+
 static int by_change(const void *x, const void *y)
 {
 	double a = fabs(((const struct row *)x)->delta), b = fabs(((const struct row *)y)->delta);
@@ -56,6 +68,98 @@ static int same_channel(struct profile_reader *a, uint32_t i, struct profile_rea
 	return -1;
 }
 
+/* A row's amounts of channel ch in the baseline and in the profile. */
+static void channel_values(const struct diff *d, const struct row *r, uint32_t ch, double *va,
+			   double *vb)
+{
+	int j = d->chan_b[ch];
+
+	*va = r->a ? r->a->chan[ch] : 0;
+	*vb = r->b && j >= 0 && (uint32_t)j < d->rb->nr_channels ? r->b->chan[j] : 0;
+}
+
+static void print_csv(const struct diff *d)
+{
+	const struct report *ra = d->ra, *rb = d->rb;
+
+	csv_field(stdout, "delta_pp", 0);
+	csv_field(stdout, "baseline_pct", 0);
+	csv_field(stdout, "profile_pct", 0);
+	csv_field(stdout, "baseline_ms", 0);
+	csv_field(stdout, "profile_ms", 0);
+	for (uint32_t ch = 0; ch < ra->nr_channels; ch++) {
+		if (d->chan_b[ch] < 0)
+			continue;
+		csv_fieldf(stdout, 0, "%s baseline", d->chan_name[ch]);
+		csv_fieldf(stdout, 0, "%s profile", d->chan_name[ch]);
+	}
+	for (int k = 0; k < ra->nr_keys; k++)
+		csv_field(stdout, report_key_name(ra->keys[k]), k == ra->nr_keys - 1);
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct row *r = &d->rows[i];
+
+		csv_fieldf(stdout, 0, "%.4f", r->delta);
+		csv_fieldf(stdout, 0, "%.4f", share(r->a, ra));
+		csv_fieldf(stdout, 0, "%.4f", share(r->b, rb));
+		csv_fieldf(stdout, 0, "%.6f", r->a ? (double)r->a->weight / 1e6 : 0);
+		csv_fieldf(stdout, 0, "%.6f", r->b ? (double)r->b->weight / 1e6 : 0);
+		for (uint32_t ch = 0; ch < ra->nr_channels; ch++) {
+			double va, vb;
+
+			if (d->chan_b[ch] < 0)
+				continue;
+			channel_values(d, r, ch, &va, &vb);
+			csv_fieldf(stdout, 0, "%.9g", va);
+			csv_fieldf(stdout, 0, "%.9g", vb);
+		}
+		for (int k = 0; k < ra->nr_keys; k++)
+			csv_field(stdout, r->key[k], k == ra->nr_keys - 1);
+	}
+}
+
+static void print_stdio(const struct diff *d)
+{
+	const struct report *ra = d->ra, *rb = d->rb;
+	int width[KEY_MAX];
+
+	printf("# pperf diff: baseline '%s' (%.3f s), profile '%s' (%.3f s) of %s\n", d->path_a,
+	       (double)ra->total_weight / 1e9, d->path_b, (double)rb->total_weight / 1e9,
+	       d->wall ? "wall time" : "CPU time");
+	printf("#\n# %9s %9s %9s %12s %12s", "Delta", "Baseline", "Profile", "Base (ms)",
+	       "Prof (ms)");
+	for (uint32_t ch = 0; ch < ra->nr_channels; ch++)
+		if (d->chan_b[ch] >= 0)
+			printf(" %14.14s %14.14s", d->chan_name[ch], "(profile)");
+	for (int k = 0; k < ra->nr_keys; k++) {
+		int wb = report_key_width(rb, k);
+
+		width[k] = report_key_width(ra, k);
+		if (wb > width[k])
+			width[k] = wb;
+		report_print_key(stdout, report_key_name(ra->keys[k]), width[k],
+				 k == ra->nr_keys - 1);
+	}
+	printf("\n");
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct row *r = &d->rows[i];
+
+		printf("   %+8.2f %8.2f%% %8.2f%% %12.3f %12.3f", r->delta, share(r->a, ra),
+		       share(r->b, rb), r->a ? (double)r->a->weight / 1e6 : 0,
+		       r->b ? (double)r->b->weight / 1e6 : 0);
+		for (uint32_t ch = 0; ch < ra->nr_channels; ch++) {
+			double va, vb;
+
+			if (d->chan_b[ch] < 0)
+				continue;
+			channel_values(d, r, ch, &va, &vb);
+			printf(" %14.6g %14.6g", va, vb);
+		}
+		for (int k = 0; k < ra->nr_keys; k++)
+			report_print_key(stdout, r->key[k], width[k], k == ra->nr_keys - 1);
+		printf("\n");
+	}
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -71,10 +175,9 @@ int cmd_diff(int argc, char **argv)
 	struct report ra, rb;
 	struct walk_totals ta, tb;
 	struct profile_reader *pa, *pb;
-	struct row *rows;
-	size_t nr = 0;
+	struct diff d = { .ra = &ra, .rb = &rb };
 	struct cmd_parser parser = { "diff", "s:", opts, diff_usage };
-	int wall = 0, c, csv, width[KEY_MAX];
+	int wall = 0, c, csv;
 
 	while ((c = cmd_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
@@ -109,97 +212,34 @@ int cmd_diff(int argc, char **argv)
 		profile_reader_close(pa);
 		return EXIT_FAIL;
 	}
-	rows = xcalloc(ra.nr_entries + rb.nr_entries + 1, sizeof(*rows));
+	d.path_a = argv[optind];
+	d.path_b = argv[optind + 1];
+	d.wall = wall;
+	d.rows = xcalloc(ra.nr_entries + rb.nr_entries + 1, sizeof(*d.rows));
 	for (size_t i = 0; i < ra.nr_entries; i++) {
 		struct report_entry *e = ra.entries[i];
 
-		rows[nr++] = (struct row){ e->key, e, report_find(&rb, e->key), 0 };
+		d.rows[d.nr++] = (struct row){ e->key, e, report_find(&rb, e->key), 0 };
 	}
 	for (size_t i = 0; i < rb.nr_entries; i++)
 		if (!report_find(&ra, rb.entries[i]->key))
-			rows[nr++] = (struct row){ rb.entries[i]->key, NULL, rb.entries[i], 0 };
-	for (size_t i = 0; i < nr; i++)
-		rows[i].delta = share(rows[i].b, &rb) - share(rows[i].a, &ra);
-	qsort(rows, nr, sizeof(*rows), by_change);
-
-	if (csv) {
-		csv_field(stdout, "delta_pp", 0);
-		csv_field(stdout, "baseline_pct", 0);
-		csv_field(stdout, "profile_pct", 0);
-		csv_field(stdout, "baseline_ms", 0);
-		csv_field(stdout, "profile_ms", 0);
-	} else {
-		printf("# pperf diff: baseline '%s' (%.3f s), profile '%s' (%.3f s) of %s\n",
-		       argv[optind], (double)ra.total_weight / 1e9, argv[optind + 1],
-		       (double)rb.total_weight / 1e9, wall ? "wall time" : "CPU time");
-		printf("#\n# %9s %9s %9s %12s %12s", "Delta", "Baseline", "Profile", "Base (ms)",
-		       "Prof (ms)");
+			d.rows[d.nr++] = (struct row){ rb.entries[i]->key, NULL, rb.entries[i], 0 };
+	for (size_t i = 0; i < d.nr; i++)
+		d.rows[i].delta = share(d.rows[i].b, &rb) - share(d.rows[i].a, &ra);
+	qsort(d.rows, d.nr, sizeof(*d.rows), by_change);
+	d.chan_b = xcalloc(ra.nr_channels + 1, sizeof(*d.chan_b));
+	d.chan_name = xcalloc(ra.nr_channels + 1, sizeof(*d.chan_name));
+	for (uint32_t ch = 0; ch < ra.nr_channels; ch++) {
+		d.chan_b[ch] = same_channel(pa, ch, pb);
+		d.chan_name[ch] = profile_reader_channel(pa, ch)->name;
 	}
-	for (uint32_t i = 0; i < ra.nr_channels; i++) {
-		const char *name = profile_reader_channel(pa, i)->name;
-
-		if (same_channel(pa, i, pb) < 0)
-			continue;
-		if (csv) {
-			csv_fieldf(stdout, 0, "%s baseline", name);
-			csv_fieldf(stdout, 0, "%s profile", name);
-		} else {
-			printf(" %14.14s %14.14s", name, "(profile)");
-		}
-	}
-	for (int k = 0; k < ra.nr_keys; k++) {
-		int wb = report_key_width(&rb, k);
-
-		width[k] = report_key_width(&ra, k);
-		if (wb > width[k])
-			width[k] = wb;
-		if (csv)
-			csv_field(stdout, report_key_name(ra.keys[k]), k == ra.nr_keys - 1);
-		else
-			report_print_key(stdout, report_key_name(ra.keys[k]), width[k],
-					 k == ra.nr_keys - 1);
-	}
-	if (!csv)
-		printf("\n");
-	for (size_t i = 0; i < nr; i++) {
-		const struct row *r = &rows[i];
-		double ms_a = r->a ? (double)r->a->weight / 1e6 : 0;
-		double ms_b = r->b ? (double)r->b->weight / 1e6 : 0;
-
-		if (csv) {
-			csv_fieldf(stdout, 0, "%.4f", r->delta);
-			csv_fieldf(stdout, 0, "%.4f", share(r->a, &ra));
-			csv_fieldf(stdout, 0, "%.4f", share(r->b, &rb));
-			csv_fieldf(stdout, 0, "%.6f", ms_a);
-			csv_fieldf(stdout, 0, "%.6f", ms_b);
-		} else {
-			printf("   %+8.2f %8.2f%% %8.2f%% %12.3f %12.3f", r->delta, share(r->a, &ra),
-			       share(r->b, &rb), ms_a, ms_b);
-		}
-		for (uint32_t ch = 0; ch < ra.nr_channels; ch++) {
-			int j = same_channel(pa, ch, pb);
-			double va = r->a ? r->a->chan[ch] : 0;
-			double vb = r->b && j >= 0 && (uint32_t)j < rb.nr_channels ? r->b->chan[j] : 0;
-
-			if (j < 0)
-				continue;
-			if (csv) {
-				csv_fieldf(stdout, 0, "%.9g", va);
-				csv_fieldf(stdout, 0, "%.9g", vb);
-			} else {
-				printf(" %14.6g %14.6g", va, vb);
-			}
-		}
-		for (int k = 0; k < ra.nr_keys; k++) {
-			if (csv)
-				csv_field(stdout, r->key[k], k == ra.nr_keys - 1);
-			else
-				report_print_key(stdout, r->key[k], width[k], k == ra.nr_keys - 1);
-		}
-		if (!csv)
-			printf("\n");
-	}
-	free(rows);
+	if (csv)
+		print_csv(&d);
+	else
+		print_stdio(&d);
+	free(d.rows);
+	free(d.chan_b);
+	free(d.chan_name);
 	report_free(&ra);
 	report_free(&rb);
 	walk_totals_free(&ta);
