@@ -26,6 +26,7 @@ int cmd_convert_collapsed(int argc, char **argv);
 int cmd_convert_speedscope(int argc, char **argv);
 int cmd_convert_trace(int argc, char **argv);
 int cmd_convert_pprof(int argc, char **argv);
+int cmd_convert_svg(int argc, char **argv);
 /*
  * Convert the profile at input into a legacy one at path (also used by upstream's -o, which
  * converts its own recording in place: replace_input). An exit status.
