@@ -50,7 +50,7 @@ struct html_thread {
 
 /* A sample's system channel increases (the tracks of system channels). */
 struct html_sys {
-	uint64_t time;
+	uint64_t from, time; /* its interval */
 	size_t at; /* into sys_deltas: nr_channels apiece */
 };
 
@@ -74,6 +74,7 @@ struct html_report {
 	uint64_t t_lo, t_hi; /* the span of the kept thread-samples' intervals */
 	size_t *order;	      /* the thread-samples by timeline bin (a profile's times may go back) */
 	uint64_t start_time;
+	uint64_t prev_sys;    /* the previous sample's time */
 };
 
 static struct html_thread *thread_of(struct html_report *h, const struct walk_sample *s,
@@ -123,10 +124,13 @@ static int html_record(void *ctx, const struct profile_record *rec)
 	if (!nch || rec->sample.nr_channels < nch)
 		return 0;
 	ALLOC_GROW(h->sys, h->sys_alloc, h->nr_sys + 1);
-	h->sys[h->nr_sys++] = (struct html_sys){
+	h->sys[h->nr_sys] = (struct html_sys){
 		.time = rec->sample.time > h->start_time ? rec->sample.time - h->start_time : 0,
 		.at = h->sys_deltas_len
 	};
+	h->sys[h->nr_sys].from = h->prev_sys < h->sys[h->nr_sys].time ? h->prev_sys :
+									h->sys[h->nr_sys].time;
+	h->prev_sys = h->sys[h->nr_sys++].time;
 	ALLOC_GROW(h->sys_deltas, h->sys_deltas_alloc, h->sys_deltas_len + nch);
 	memcpy(h->sys_deltas + h->sys_deltas_len, rec->sample.deltas, nch * sizeof(double));
 	h->sys_deltas_len += nch;
@@ -259,6 +263,37 @@ static void rate_unit(const char *amount, char *buf, size_t size)
 		snprintf(buf, size, "%.*s", (int)(n - 2), amount);
 	else
 		snprintf(buf, size, "%s/s", amount);
+}
+
+/* Where thread-sample i's interval starts. */
+static uint64_t sample_from(const struct html_report *h, size_t i)
+{
+	double wall = h->weights[i * h->nr_weights + 1];
+
+	return (double)h->samples[i].time > wall ? h->samples[i].time - (uint64_t)wall : 0;
+}
+
+/* Share amount out over the bins that interval [from, to] overlaps, by how much of it each
+ * holds (all of it to one bin for an instant); what lies outside the timeline is dropped. */
+static void spread(const struct html_report *h, double *bins, uint64_t from, uint64_t to,
+		   double amount)
+{
+	double per_bin = (double)span(h) / HTML_BINS, a, b, len;
+
+	if (to <= from) {
+		if (to >= h->t_lo && to <= h->t_hi)
+			bins[bin_of(h, to)] += amount;
+		return;
+	}
+	len = (double)(to - from);
+	a = ((double)from - (double)h->t_lo) / per_bin;
+	b = ((double)to - (double)h->t_lo) / per_bin;
+	for (long k = a > 0 ? (long)a : 0; k < HTML_BINS && k < b; k++) {
+		double lo = k > a ? k : a, hi = k + 1 < b ? k + 1 : b;
+
+		if (hi > lo)
+			bins[k] += amount * (hi - lo) * per_bin / len;
+	}
 }
 
 static void number_list(FILE *out, const double *v, size_t n, const char *fmt)
@@ -409,7 +444,8 @@ static void write_data(FILE *out, struct html_report *h, const struct html_optio
 		memset(bins, 0, HTML_BINS * sizeof(*bins));
 		for (size_t i = 0; i < h->nr_samples; i++)
 			if (h->threads[h->samples[i].thread].track == (int)t)
-				bins[bin_of(h, h->samples[i].time)] += h->weights[i * nw];
+				spread(h, bins, sample_from(h, i),
+				       h->samples[i].time, h->weights[i * nw]);
 		if (t < HTML_MAX_THREADS) {
 			char *name = xasprintf("%s (pid %u, tid %u)", byc[t]->comm, byc[t]->pid,
 					       byc[t]->tid);
@@ -435,12 +471,12 @@ static void write_data(FILE *out, struct html_report *h, const struct html_optio
 		memset(bins, 0, HTML_BINS * sizeof(*bins));
 		if (ch->scope == CHANNEL_SYSTEM) {
 			for (size_t i = 0; i < h->nr_sys; i++)
-				if (h->sys[i].time > h->t_lo && h->sys[i].time <= h->t_hi)
-					bins[bin_of(h, h->sys[i].time)] +=
-						h->sys_deltas[h->sys[i].at + c];
+				spread(h, bins, h->sys[i].from, h->sys[i].time,
+				       h->sys_deltas[h->sys[i].at + c]);
 		} else {
 			for (size_t i = 0; i < h->nr_samples; i++)
-				bins[bin_of(h, h->samples[i].time)] += h->weights[i * nw + 2 + c];
+				spread(h, bins, sample_from(h, i), h->samples[i].time,
+				       h->weights[i * nw + 2 + c]);
 		}
 		for (size_t b = 0; b < HTML_BINS; b++)
 			bins[b] /= bin_s;
@@ -531,8 +567,10 @@ int report_html(const struct html_options *o, struct walk_opts *wo)
 	if (o->inline_frames)
 		wo->sym.lines = 1;
 	wo->record_fn = html_record;
-	if (outfile_open(&of, o->output, 0, inputs) < 0)
+	if (outfile_open(&of, o->output, 0, inputs) < 0) {
+		flame_release(&h.flame);
 		return -1;
+	}
 	h.r = profile_reader_open(o->input);
 	if (!h.r || !(out = outfile_stream(&of))) {
 		outfile_abort(&of);

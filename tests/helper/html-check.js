@@ -7,6 +7,7 @@
  *                      [--png FILE]  (FILE: a screenshot of the whole page as first drawn)
  * Prints, one fact a line (tab-separated):
  *   ready <ms the script took>
+ *   title <the page's title>
  *   weights <names, comma-separated>
  *   total <the flame graph's total in the weight shown> <data-range>
  *   row <function> <self %> <total %> <dso>           (the table, as shown)
@@ -58,6 +59,7 @@ function out(...f) {
 		await page.goto('file://' + path.resolve(page_), { timeout: TIMEOUT });
 		await page.waitForSelector('html[data-ready="1"]', { timeout: TIMEOUT });
 		out('ready', (await page.evaluate(() => window.pperfTiming.script_ms)).toFixed(1));
+		out('title', await page.title());
 		out('weights', (await page.$$eval('#weight option', (o) => o.map((x) => x.textContent))).join(','));
 		out('injected', await page.evaluate(() => (window.pwned !== undefined ? 'pwned=' + window.pwned :
 			document.querySelectorAll('img, script:not([id]):not([src])').length > 1 ?
