@@ -29,7 +29,7 @@ if (!pwDir || !chromium || !page_) {
 	console.error('usage: node html-check.js PLAYWRIGHT_DIR CHROMIUM PAGE.html [options]');
 	process.exit(2);
 }
-const { chromium: browserType } = require(pwDir);
+const { chromium: browserType } = require(path.resolve(pwDir));
 const problems = [];
 const TIMEOUT = 180000; /* generous: the suite runs tests in parallel on a loaded machine */
 
