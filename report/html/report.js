@@ -528,6 +528,8 @@
 		whole[w0] = total[w0];
 	drawTimeline();
 	drawAll();
-	window.pperfTiming = { script_ms: performance.now() - started };
+	/* for the tests and the benchmark: the script's time, and when the page was drawn (ms
+	 * since the navigation started) */
+	window.pperfTiming = { script_ms: performance.now() - started, drawn_ms: performance.now() };
 	document.documentElement.dataset.ready = '1';
 })();

@@ -7,6 +7,8 @@
  *                      [--png FILE]  (FILE: a screenshot of the whole page as first drawn)
  * Prints, one fact a line (tab-separated):
  *   ready <ms the script took>
+ *   timing <first contentful paint> <drawn: the script done> <the load event>  (ms since the
+ *          navigation started)
  *   title <the page's title>
  *   weights <names, comma-separated>
  *   total <the flame graph's total in the weight shown> <data-range>
@@ -59,6 +61,14 @@ function out(...f) {
 		await page.goto('file://' + path.resolve(page_), { timeout: TIMEOUT });
 		await page.waitForSelector('html[data-ready="1"]', { timeout: TIMEOUT });
 		out('ready', (await page.evaluate(() => window.pperfTiming.script_ms)).toFixed(1));
+		/* the first paint after the script: the frame that shows what it drew */
+		await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+		const tm = await page.evaluate(() => {
+			const p = performance.getEntriesByName('first-contentful-paint')[0];
+			const n = performance.getEntriesByType('navigation')[0];
+			return [p ? p.startTime : -1, window.pperfTiming.drawn_ms, n ? n.loadEventEnd : -1];
+		});
+		out('timing', ...tm.map((x) => x.toFixed(1)));
 		out('title', await page.title());
 		out('weights', (await page.$$eval('#weight option', (o) => o.map((x) => x.textContent))).join(','));
 		out('injected', await page.evaluate(() => (window.pwned !== undefined ? 'pwned=' + window.pwned :
