@@ -53,6 +53,20 @@ $(BUILD)/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARNINGS) -c -o $@ $<
 
+# The HTML report's style sheet and script (report/html/), as C strings for cmd/report_html.c:
+# each line a string literal, backslashes and quotes escaped.
+HTML_ASSETS = report/html/report.css report/html/report.js
+$(BUILD)/gen/report_html_assets.h: $(HTML_ASSETS)
+	@mkdir -p $(dir $@)
+	$(call quiet,GEN,$@){ for f in $(HTML_ASSETS); do \
+		n=$$(basename $$f | tr '.' '_'); \
+		echo "static const char report_html_$$n[] ="; \
+		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $$f; \
+		echo ';'; \
+	done; } > $@.tmp && mv $@.tmp $@
+$(BUILD)/cmd/report_html.o: $(BUILD)/gen/report_html_assets.h
+$(BUILD)/cmd/report_html.o: CPPFLAGS += -I$(BUILD)/gen
+
 $(BUILD)/pperf: $(OBJS)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

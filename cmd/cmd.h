@@ -28,12 +28,25 @@ int cmd_convert_collapsed(int argc, char **argv);
 int cmd_convert_speedscope(int argc, char **argv);
 int cmd_convert_trace(int argc, char **argv);
 int cmd_convert_pprof(int argc, char **argv);
+int cmd_convert_svg(int argc, char **argv);
 /*
  * Convert the profile at input into a legacy one at path (also used by upstream's -o, which
  * converts its own recording in place: replace_input). An exit status.
  */
 int write_legacy_file(const char *input, const char *path, int replace_input);
 int cmd_convert_perf(int argc, char **argv);
+
+/* report --html (cmd/report_html.c): what the page is made of. */
+struct html_options {
+	const char *input, *output;
+	const char *weight;  /* the weight shown first: cpu, wall or a channel's name */
+	int inline_frames;   /* --inline */
+	const char *filters; /* the filters given, as the page says them ("" for none) */
+};
+struct walk_opts;
+/* Write the HTML report of o->input (walked with wo's filters and symbol options) to
+ * o->output. 0, or -1 after a message (the output is then left as it was). */
+int report_html(const struct html_options *o, struct walk_opts *wo);
 
 /* pperf's version string (cmd/version.c). */
 extern const char pperf_version[];

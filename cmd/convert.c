@@ -24,6 +24,7 @@ static const struct convert_target targets[] = {
 	{ "speedscope", cmd_convert_speedscope, "speedscope's JSON: per-thread sampled stacks" },
 	{ "trace", cmd_convert_trace, "Chrome trace events (JSON) for Perfetto, chrome://tracing" },
 	{ "pprof", cmd_convert_pprof, "pprof's gzipped profile.proto (go tool pprof)" },
+	{ "svg", cmd_convert_svg, "a flame graph as an SVG image" },
 	{ NULL, NULL, NULL }, /* targets are added above this line */
 };
 

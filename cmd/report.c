@@ -50,12 +50,19 @@ static const char report_usage[] =
 "      --callees FUNC    the same for the functions FUNC calls, and [self]\n"
 "      --weight W        the weight of the call graph and of --callers/--callees: cpu\n"
 "                        (default), wall (= --wall), samples (thread-samples), or a\n"
-"                        channel's name (e.g. energy per call path)\n"
+"                        channel's name (e.g. energy per call path); with --html, the\n"
+"                        weight shown first (not samples)\n"
 	"      --symfs DIR       look up the recorded files under DIR first (profiles from\n"
 	"                        another machine)\n"
 	"      --no-demangle     C++, Rust and D names as the symbol tables have them\n"
 	"      --format FMT      stdio (default) or csv\n"
 	"      --stdio           the text table (= --format stdio, the default)\n"
+	"      --html FILE       instead of the table, an HTML page (one file, opened in a\n"
+	"                        browser from disk): a flame graph with zoom and search, a\n"
+	"                        timeline per thread and channel where a time range can be\n"
+	"                        selected, a sortable table of functions; the filters,\n"
+	"                        --inline, --symfs, --no-demangle apply, --weight (or --wall)\n"
+	"                        is the weight shown first\n"
 	"  -h, --help            show this help\n"
 	"      --version         show pperf's version\n";
 
@@ -76,6 +83,7 @@ enum {
 	OPT_NO_CHILDREN,
 	OPT_PERCENT_LIMIT,
 	OPT_STDIO,
+	OPT_HTML,
 };
 
 /* The call-graph views (-g, --callers, --callees): their options, and the tree the walk fills. */
@@ -94,6 +102,8 @@ struct graph_view {
 
 struct report_args {
 	const char *input, *sort, *format;
+	const char *html; /* --html FILE */
+	int sort_given, format_given, limit_given;
 	struct walk_opts wo;
 	int wall, inline_frames, children;
 	double percent_limit; /* rows under it are not shown */
@@ -175,6 +185,7 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "show-nr-samples", no_argument, NULL, 'n' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cmd_parser parser = { "report", "i:s:g::n", opts, report_usage };
@@ -187,6 +198,12 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 			break;
 		case 's':
 			a->sort = optarg;
+			a->sort_given = 1;
+			break;
+		case OPT_HTML:
+			if (!*optarg)
+				usage_error("report", "--html takes the name of the file to write");
+			a->html = optarg;
 			break;
 		case OPT_WALL:
 			a->wall = 1;
@@ -218,6 +235,7 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 				usage_error("report", "--percent-limit takes a percentage from 0 to "
 						      "100, not '%s'",
 					    optarg);
+			a->limit_given = 1;
 			break;
 		case 'n':
 			/* perf's -n: pperf's tables always have the Samples column */
@@ -255,6 +273,7 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 			if (strcmp(optarg, "stdio") && strcmp(optarg, "csv"))
 				usage_error("report", "--format is stdio or csv, not '%s'", optarg);
 			a->format = optarg;
+			a->format_given = 1;
 			break;
 		}
 	}
@@ -268,7 +287,12 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 		usage_error("report", "-g and --callers/--callees are separate views: use one");
 	if ((a->gv.callers && !*a->gv.callers) || (a->gv.callees && !*a->gv.callees))
 		usage_error("report", "--callers and --callees take a function's name");
-	if (a->gv.weight_arg && !a->gv.tree && !a->gv.callers && !a->gv.callees)
+	if (a->html && (a->gv.tree || a->gv.callers || a->gv.callees || a->children ||
+			a->sort_given || a->format_given || stdio || a->limit_given))
+		usage_error("report", "--html writes a page of its own: -g, --callers, --callees, "
+				      "--children, --sort, --format, --stdio and --percent-limit are "
+				      "the table's");
+	if (a->gv.weight_arg && !a->html && !a->gv.tree && !a->gv.callers && !a->gv.callees)
 		usage_error("report", "--weight is the weight of -g, --callers and --callees; "
 				      "give one of them");
 	/* A mangled FUNC is the function the report names demangled. */
@@ -614,6 +638,37 @@ static void print_focus(struct profile_reader *r, const struct graph_view *v,
 	}
 }
 
+/* --html: the page, with the filters it was made with said on it. */
+static int write_html(struct report_args *a)
+{
+	struct html_options o = { .input = a->input, .output = a->html,
+				  .inline_frames = a->inline_frames };
+	char *filters = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&filters, &size);
+	int ret;
+
+	if (!f)
+		die_errno("cannot allocate memory");
+	if (a->wo.pid)
+		fprintf(f, " --pid %u", a->wo.pid);
+	if (a->wo.tid)
+		fprintf(f, " --tid %u", a->wo.tid);
+	if (a->wo.comm)
+		fprintf(f, " --comm %s", a->wo.comm);
+	if (a->wo.have_time)
+		fprintf(f, a->wo.time_to < 1e18 ? " --time %g,%g" : " --time %g,",
+			a->wo.time_from, a->wo.time_to);
+	fclose(f);
+	o.filters = filters[0] ? filters + 1 : filters;
+	o.weight = a->gv.weight_arg ? a->gv.weight_arg : a->wall ? "wall" : "cpu";
+	ret = report_html(&o, &a->wo);
+	free(filters);
+	free(a->demangled[0]);
+	free(a->demangled[1]);
+	return ret < 0 ? EXIT_FAIL : EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .sort = "sym,dso", .format = "stdio",
@@ -628,6 +683,8 @@ int cmd_report(int argc, char **argv)
 	parse_args(&a, argc, argv);
 	if (!a.input)
 		a.input = "pperf.data";
+	if (a.html)
+		return write_html(&a);
 	graph = v->tree || v->callers || v->callees;
 	csv = !strcmp(a.format, "csv");
 	if (graph) {

@@ -10,6 +10,11 @@
  * UTF-8 character is written as the character of its value (\u00XX, as Latin-1 reads it).
  */
 void json_string(FILE *out, const char *s);
+/*
+ * The same, for JSON inside an HTML <script> element: <, >, & and U+2028/U+2029 are written as
+ * \u escapes too, so that no name can end the element ("</script>") or open a comment.
+ */
+void json_string_html(FILE *out, const char *s);
 /* v as a JSON number (9 significant digits); null if it is none (NaN, infinite): a crafted
  * profile's channel can hold them, and JSON has no word for them. */
 void json_number(FILE *out, double v);

@@ -4,7 +4,7 @@
 # bash-completion, source it from ~/.bashrc. tests/e2e/install.sh checks it against --help.
 
 _pperf_commands="record info dump list report diff convert merge help"
-_pperf_formats="pperf1 perf csv collapsed speedscope trace pprof"
+_pperf_formats="pperf1 perf csv collapsed speedscope trace pprof svg"
 _pperf_backends="perf rapl file exec plugin dummy none"
 _pperf_sort_keys="sym dso srcline pid tid comm"
 
@@ -27,7 +27,8 @@ _pperf_options()
 	report)
 		echo "-i --input -s --sort --wall --pid --tid --comm --time --inline --children" \
 			"--no-children --percent-limit -n --show-nr-samples -g --call-graph" \
-			"--callers --callees --weight --symfs --no-demangle --format --stdio $common" ;;
+			"--callers --callees --weight --symfs --no-demangle --format --stdio --html" \
+			"$common" ;;
 	diff) echo "-s --sort --wall --symfs --no-demangle --format $common" ;;
 	merge)
 		echo "-o --output --clock --offset --time-unit --time-column --column --name" \
@@ -42,6 +43,8 @@ _pperf_options()
 		echo "-i --input -o --output --weight --inline --symfs --no-demangle $common" ;;
 	convert-trace) echo "-i --input -o --output --symfs --no-demangle $common" ;;
 	convert-pprof) echo "-i --input -o --output --symfs --no-lines --no-demangle $common" ;;
+	convert-svg)
+		echo "-i --input -o --output --weight --inline --symfs --no-demangle $common" ;;
 	esac
 }
 
@@ -51,7 +54,7 @@ _pperf_value()
 	local cmd=$1 opt=$2 cur=$3
 
 	case $cmd:$opt in
-	*:-i | *:--input | *:-o | *:--output)
+	*:-i | *:--input | *:-o | *:--output | report:--html)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -f -- "$cur")) ;;
 	*:--symfs)
@@ -70,7 +73,8 @@ _pperf_value()
 		[[ $cur == *,* ]] && done=${cur%,*},
 		COMPREPLY=($(compgen -P "$done" -W "$_pperf_sort_keys" -- "${cur##*,}"))
 		compopt -o nospace 2>/dev/null ;;
-	report:--weight | convert-collapsed:--weight | convert-speedscope:--weight)
+	report:--weight | convert-collapsed:--weight | convert-speedscope:--weight | \
+	convert-svg:--weight)
 		COMPREPLY=($(compgen -W "cpu wall samples" -- "$cur")) ;;
 	report:--format | diff:--format) COMPREPLY=($(compgen -W "stdio csv" -- "$cur")) ;;
 	merge:--clock) COMPREPLY=($(compgen -W "auto realtime relative" -- "$cur")) ;;

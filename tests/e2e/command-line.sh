@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 cmds=("record" "info" "dump" "list" "merge" "report" "diff" "convert --to csv"
 	"convert --to collapsed" "convert --to perf" "convert --to pperf1" "convert --to speedscope"
-	"convert --to trace" "convert --to pprof")
+	"convert --to trace" "convert --to pprof" "convert --to svg")
 # usage CMD WANT ARGS...: the command refuses ARGS with exit 2, the message WANT and the hint
 usage() {
 	local cmd=$1 want=$2 rc

@@ -18,9 +18,10 @@ CMDS = {"record": ["record"], "info": ["info"], "dump": ["dump"], "list": ["list
         "convert-pperf1": ["convert", "--to", "pperf1"],
         "convert-speedscope": ["convert", "--to", "speedscope"],
         "convert-trace": ["convert", "--to", "trace"],
-        "convert-pprof": ["convert", "--to", "pprof"]}
+        "convert-pprof": ["convert", "--to", "pprof"],
+        "convert-svg": ["convert", "--to", "svg"]}
 CHECKED = ["report", "diff", "convert-csv", "convert-collapsed", "convert-perf", "convert-pperf1",
-           "convert-speedscope", "convert-trace", "convert-pprof"]
+           "convert-speedscope", "convert-trace", "convert-pprof", "convert-svg"]
 LONG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 SHORT = re.compile(r"(?<![\w-])-[a-zA-Z](?![\w-])")
 

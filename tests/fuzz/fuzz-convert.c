@@ -2,8 +2,9 @@
  * libFuzzer target: `pperf convert` whole (cmd_convert) on a mutated profile, to every format:
  * perf.data (to a file or perf's pipe mode, --wall, --perf-unwind), CSV, folded stacks (each
  * weight, --comm, --inline), upstream pperf's profile, speedscope (each weight, --inline),
- * Chrome trace events and pprof (--no-lines), picked by the input's first byte; the profile is
- * the rest. A profile converted to upstream's format must read back.
+ * Chrome trace events, pprof (--no-lines) and SVG (each weight, --inline), picked by the
+ * input's first byte; the profile is the rest. A profile converted to upstream's format must
+ * read back.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ enum {
 	FOLD_COMM = 1 << 4,
 	FOLD_INLINE = 1 << 5,
 	/* with EXPORT, FORMAT picks speedscope (FOLD_WEIGHT, FOLD_INLINE), trace, pprof
-	 * (CSV_NO_LINES) or pprof */
+	 * (CSV_NO_LINES) or svg (FOLD_WEIGHT, FOLD_INLINE) */
 	EXPORT = 1 << 7,
 };
 
@@ -117,6 +118,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[n++] = "--to=trace";
 		argv[n++] = "--symfs";
 		argv[n++] = fuzz_symfs();
+		break;
+	case 7:
+		argv[n++] = "--to=svg";
+		argv[n++] = "--symfs";
+		argv[n++] = fuzz_symfs();
+		argv[n++] = "--weight";
+		argv[n++] = weights[(o & FOLD_WEIGHT) >> 2];
+		if (o & FOLD_INLINE)
+			argv[n++] = "--inline";
 		break;
 	default:
 		argv[n++] = "--to=pprof";

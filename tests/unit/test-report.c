@@ -3,8 +3,11 @@
  * its own functions, lines, libc's dynamic symbols and the vDSO; exec, other processes, missing
  * and rebuilt files resolve to nothing rather than to a wrong name.
  *   test-report                          run the checks
- *   test-report --make-profile FILE N    write a profile of N thread-samples (8 threads, PCs in
- *                                        this program and libc, two channels) for bench/report.sh
+ *   test-report --make-profile FILE N [--stacks]
+ *                                        write a profile of N thread-samples (8 threads, PCs in
+ *                                        this program and libc, two channels) for bench/report.sh;
+ *                                        --stacks: with call stacks, 2-12 frames, each leaf under
+ *                                        one of 64 call paths (bench/html.sh)
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -298,17 +301,20 @@ static void put(struct profile_writer *w, struct profile_record *rec)
 		die("cannot write the profile");
 }
 
-static int make_profile(const char *path, uint64_t n)
+static int make_profile(const char *path, uint64_t n, int stacks)
 {
 	enum { THREADS = 8, PCS = 4096 };
 	static const char *const argv[] = { "bench" };
 	struct profile_meta meta = { .version_major = 1, .hostname = "bench", .arch = "x86_64",
 				     .cpu_model = "", .pperf_version = "bench", .cpuid = "",
 				     .argc = 1, .argv = argv, .freq_hz = 1000, .period_ns = 1000000,
-				     .clockid = CLOCK_MONOTONIC, .start_time = 1000000 };
+				     .clockid = CLOCK_MONOTONIC, .start_time = 1000000,
+				     .flags = stacks ? META_CALL_GRAPH : 0 };
 	struct utsname u;
 	struct profile_record rec;
 	struct profile_tsample ts[THREADS];
+	struct profile_stack st[THREADS];
+	uint64_t frames[THREADS][12];
 	int64_t thrv[THREADS][2] = { { 0 } }, sysv[2] = { 0 };
 	uint64_t pcs[PCS], cpu[THREADS] = { 0 }, t = meta.start_time, seed = 42;
 	uint32_t pid = 4242;
@@ -375,8 +381,18 @@ static int make_profile(const char *path, uint64_t n)
 			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 			r = seed >> 33;
 			/* Skewed: half the samples in the first 64 addresses. */
-			ts[k] = (struct profile_tsample){ .slot = k,
-				.pc = pcs[(r & 1) ? (r >> 1) % 64 : (r >> 1) % PCS] };
+			uint32_t leaf = (r & 1) ? (r >> 1) % 64 : (r >> 1) % PCS;
+
+			ts[k] = (struct profile_tsample){ .slot = k, .pc = pcs[leaf] };
+			if (stacks) {
+				/* the leaf's call path: one of 64, 2-12 frames, callers last */
+				uint32_t path = leaf % 64, depth = 2 + path % 11;
+
+				for (uint32_t f = 0; f < depth; f++)
+					frames[k][f] = pcs[(path * 7 + (depth - f) * 131) % PCS] + 1;
+				st[k] = (struct profile_stack){ 0, depth, frames[k] };
+				ts[k].stack = &st[k];
+			}
 			cpu[k] += 900000 + r % 100000;
 			ts[k].cpu_ns = cpu[k];
 			thrv[k][1] += (int64_t)(r % 3000000);
@@ -404,15 +420,16 @@ int main(int argc, char **argv)
 	struct own_map *maps;
 	size_t nr;
 
-	if (argc == 4 && !strcmp(argv[1], "--make-profile")) {
+	if ((argc == 4 || (argc == 5 && !strcmp(argv[4], "--stacks"))) &&
+	    !strcmp(argv[1], "--make-profile")) {
 		uint64_t n;
 
 		if (parse_u64(argv[3], &n) < 0 || !n)
 			die("'%s' is not a number of thread-samples", argv[3]);
-		return make_profile(argv[2], n) < 0 ? EXIT_FAIL : EXIT_OK;
+		return make_profile(argv[2], n, argc == 5) < 0 ? EXIT_FAIL : EXIT_OK;
 	}
 	if (argc != 1) {
-		fprintf(stderr, "usage: test-report [--make-profile FILE N]\n");
+		fprintf(stderr, "usage: test-report [--make-profile FILE N [--stacks]]\n");
 		return EXIT_USAGE;
 	}
 	target_alpha(10);
