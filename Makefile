@@ -37,7 +37,12 @@ endif
 
 # Every .c of these parts goes into the binary; a new file needs no Makefile change.
 PARTS = lib formats pmu sampler cmd report
-SRCS = pperf.c $(foreach d,$(PARTS),$(wildcard $(d)/*.c))
+# and the one file of arch/ for the compiler's target (arch/arch.h says what it holds)
+ARCH := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine)))
+ifeq ($(wildcard arch/$(ARCH).c),)
+$(error pperf runs on x86_64 and aarch64 (arch/*.c), not on '$(ARCH)')
+endif
+SRCS = pperf.c arch/$(ARCH).c $(foreach d,$(PARTS),$(wildcard $(d)/*.c))
 OBJS = $(SRCS:%.c=$(BUILD)/%.o)
 LIBOBJS = $(filter-out $(BUILD)/pperf.o $(BUILD)/cmd/%,$(OBJS))
 

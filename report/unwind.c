@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../arch/arch.h"
 #include "../lib/util.h"
 
 #define HASH 256
@@ -71,11 +72,7 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 struct unwinder *unwinder_new(struct symbolizer *s, const char *arch)
 {
 	struct unwinder *u;
-#if defined(__x86_64__)
-	const char *here = "x86_64";
-#else
-	const char *here = "aarch64";
-#endif
+	const char *here = arch_name;
 
 	if (arch && *arch && strcmp(arch, here)) {
 		error("the call stacks were recorded on %s; this pperf unwinds %s stacks only", arch, here);
@@ -149,9 +146,8 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 
 	if (!dwfl_thread_state_registers(thread, 0, us->nr_regs, us->regs))
 		return false;
-#if defined(__aarch64__)
-	dwfl_thread_state_register_pc(thread, t->pc);
-#endif
+	if (arch_dwarf_pc_apart)
+		dwfl_thread_state_register_pc(thread, t->pc);
 	return true;
 }
 

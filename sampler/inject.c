@@ -10,18 +10,13 @@
 #include <sys/auxv.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
-#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../arch/arch.h"
+
 /* How many times a step may be stopped by something else before the call is given up. */
 #define STEP_TRIES 8
-
-#if defined(__x86_64__)
-static const uint8_t syscall_insn[] = { 0x0f, 0x05 };
-#else
-static const uint8_t syscall_insn[] = { 0 };
-#endif
 
 /* The offset of a system call instruction in pperf's own vDSO: the same image as every other
  * process's on this kernel (-1: none). */
@@ -35,7 +30,7 @@ static long own_vdso_offset(void)
 	if (offset != -2)
 		return offset;
 	offset = -1;
-	if (!base || sizeof(syscall_insn) < 2 || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	if (!base || arch_syscall_insn_size < 2 || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64)
 		return offset;
 	/* the image's extent: its loadable segments, from the start of the mapping */
@@ -46,8 +41,8 @@ static long own_vdso_offset(void)
 		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > size)
 			size = ph->p_offset + ph->p_filesz;
 	}
-	for (size_t i = 0; i + sizeof(syscall_insn) <= size; i++)
-		if (!memcmp(base + i, syscall_insn, sizeof(syscall_insn))) {
+	for (size_t i = 0; i + arch_syscall_insn_size <= size; i++)
+		if (!memcmp(base + i, arch_syscall_insn, arch_syscall_insn_size)) {
 			offset = (long)i;
 			break;
 		}
@@ -80,15 +75,15 @@ uint64_t inject_find_syscall(pid_t pid)
 {
 	long off = own_vdso_offset();
 	uint64_t base = off >= 0 ? vdso_base(pid) : 0;
-	uint8_t there[sizeof(syscall_insn)];
-	struct iovec local = { there, sizeof(there) }, remote;
+	uint8_t there[16];
+	struct iovec local = { there, arch_syscall_insn_size }, remote;
 
 	if (!base)
 		return 0;
 	/* checked in the process itself: its vDSO is the same image unless it is another ABI */
-	remote = (struct iovec){ (void *)(base + (uint64_t)off), sizeof(there) };
-	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(there) ||
-	    memcmp(there, syscall_insn, sizeof(there)))
+	remote = (struct iovec){ (void *)(base + (uint64_t)off), arch_syscall_insn_size };
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)arch_syscall_insn_size ||
+	    memcmp(there, arch_syscall_insn, arch_syscall_insn_size))
 		return 0;
 	return base + (uint64_t)off;
 }
@@ -146,57 +141,32 @@ static int is_own(pid_t tid, int sig, const struct inject_own *own)
 	       info.value == own->value;
 }
 
-#if defined(__x86_64__)
-
-static int get_regs(pid_t tid, struct user_regs_struct *r)
-{
-	struct iovec iov = { r, sizeof(*r) };
-
-	return ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov);
-}
-
-static int set_regs(pid_t tid, struct user_regs_struct *r)
-{
-	struct iovec iov = { r, sizeof(*r) };
-
-	return ptrace(PTRACE_SETREGSET, tid, NT_PRSTATUS, &iov);
-}
-
 int inject_scratch(pid_t tid, size_t size, uint64_t *addr)
 {
-	struct user_regs_struct r;
+	struct arch_regs r;
 
-	if (get_regs(tid, &r) < 0)
+	if (arch_get_regs(tid, &r) < 0)
 		return -1;
-	/* below the 128-byte red zone the ABI keeps for leaf functions, 16-byte aligned */
-	*addr = (r.rsp - 128 - size - 64) & ~(uint64_t)15;
+	*addr = arch_scratch(&r, size);
 	return 0;
 }
 
 long inject_syscall(pid_t tid, uint64_t insn, long nr, const long args[6],
 		    const struct inject_own *own, struct inject_extra *extra)
 {
-	struct user_regs_struct saved, r;
+	struct arch_regs saved, r;
 	long ret = -EAGAIN;
 	int status;
 
 	*extra = (struct inject_extra){ 0 };
 	if (!insn)
 		return -ENOSYS;
-	if (get_regs(tid, &saved) < 0)
+	if (arch_get_regs(tid, &saved) < 0)
 		return -ESRCH;
 	r = saved;
-	r.rax = (unsigned long)nr;
-	/* no system call in progress: the kernel must not restart one on the way out */
-	r.orig_rax = (unsigned long)-1;
-	r.rdi = (unsigned long)args[0];
-	r.rsi = (unsigned long)args[1];
-	r.rdx = (unsigned long)args[2];
-	r.r10 = (unsigned long)args[3];
-	r.r8 = (unsigned long)args[4];
-	r.r9 = (unsigned long)args[5];
-	r.rip = insn;
-	if (set_regs(tid, &r) < 0)
+	if (arch_prepare_call(&r, insn, nr, args) < 0)
+		return -ENOSYS;
+	if (arch_set_regs(tid, &r) < 0)
 		return -ESRCH;
 	for (int tries = 0; tries < STEP_TRIES; tries++) {
 		if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) < 0)
@@ -212,11 +182,12 @@ long inject_syscall(pid_t tid, uint64_t insn, long nr, const long args[6],
 		if (!WIFSTOPPED(status))
 			continue;
 		if (WSTOPSIG(status) == SIGTRAP && status >> 16 == 0) {
-			struct user_regs_struct after;
+			struct arch_regs after;
 
 			/* stepped over the instruction: the call was made */
-			if (get_regs(tid, &after) == 0 && after.rip == insn + sizeof(syscall_insn))
-				ret = (long)after.rax;
+			if (arch_get_regs(tid, &after) == 0 &&
+			    arch_pc(&after) == insn + arch_syscall_insn_size)
+				ret = arch_call_result(&after);
 			break;
 		}
 		/* A signal of the program's arrived before the step (its delivery-stop): kept
@@ -224,31 +195,7 @@ long inject_syscall(pid_t tid, uint64_t insn, long nr, const long args[6],
 		if (status >> 16 == 0 && !is_own(tid, WSTOPSIG(status), own))
 			extra->signal = WSTOPSIG(status);
 	}
-	if (set_regs(tid, &saved) < 0)
+	if (arch_set_regs(tid, &saved) < 0)
 		return -ESRCH;
 	return ret;
 }
-
-#else
-
-int inject_scratch(pid_t tid, size_t size, uint64_t *addr)
-{
-	(void)tid;
-	(void)size;
-	*addr = 0;
-	return -1;
-}
-
-long inject_syscall(pid_t tid, uint64_t insn, long nr, const long args[6],
-		    const struct inject_own *own, struct inject_extra *extra)
-{
-	(void)tid;
-	(void)insn;
-	(void)nr;
-	(void)args;
-	(void)own;
-	*extra = (struct inject_extra){ 0 };
-	return -ENOSYS;
-}
-
-#endif

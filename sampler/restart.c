@@ -7,12 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
-#include <sys/uio.h>
-#include <sys/user.h>
 
-#include <elf.h>
 
+#include "../arch/arch.h"
 #include "../lib/util.h"
 
 /* A signal set of /proc/PID/task/TID/status ("\nSigPnd:\t0000..."), by its line's name. */
@@ -44,29 +41,15 @@ static int ours(pid_t pid, pid_t tid, int sig)
 	return !(pending & ~ignored);
 }
 
-#if defined(__x86_64__)
 int call_restart(pid_t pid, pid_t tid, int sig)
 {
-	struct user_regs_struct regs;
-	struct iovec iov = { &regs, sizeof(regs) };
+	struct arch_regs regs;
 
-	if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) < 0)
+	if (arch_get_regs(tid, &regs) < 0)
 		return errno == ESRCH ? -1 : 0;
-	/* orig_rax: the call it entered by (-1 for an interrupt or fault) */
-	if ((long)regs.orig_rax < 0 || (long)regs.rax != -EINTR || !ours(pid, tid, sig))
+	if (!arch_rewind_call(&regs) || !ours(pid, tid, sig))
 		return 0;
-	regs.rax = regs.orig_rax;
-	regs.rip -= 2; /* syscall (0f 05) and int $0x80 (cd 80) are both two bytes */
-	if (ptrace(PTRACE_SETREGSET, tid, NT_PRSTATUS, &iov) < 0)
+	if (arch_set_regs(tid, &regs) < 0)
 		return errno == ESRCH ? -1 : 0;
 	return 1;
 }
-#else
-int call_restart(pid_t pid, pid_t tid, int sig)
-{
-	(void)pid;
-	(void)tid;
-	(void)sig;
-	return 0;
-}
-#endif

@@ -30,6 +30,7 @@
 #include <elf.h>
 #include <linux/ptrace.h>
 
+#include "../arch/arch.h"
 #include "../lib/util.h"
 #include "cputimer.h"
 #include "inject.h"
@@ -874,50 +875,18 @@ static int interrupted_call(const struct call_exit *call)
 static uint64_t read_pc(pid_t tid, int *ok, uint64_t *fp, uint64_t *sp, uint64_t *dwarf,
 			uint32_t *nr_dwarf, struct call_exit *call)
 {
-	struct user_regs_struct regs;
-	struct iovec iov = { &regs, sizeof(regs) };
+	struct arch_regs regs;
+	struct arch_where w;
 
-	*ok = ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) == 0;
+	*ok = arch_get_regs(tid, &regs) == 0;
 	if (!*ok)
 		return 0;
-#if defined(__x86_64__)
-	/* the kernel entered through a system call, not an interrupt (orig_rax -1) */
-	call->nr = (long)regs.orig_rax;
-	call->ret = (long)regs.rax;
-	if (dwarf) {
-		/* rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip: the x86-64 psABI's numbering */
-		const uint64_t r[17] = { regs.rax, regs.rdx, regs.rcx, regs.rbx, regs.rsi, regs.rdi,
-					 regs.rbp, regs.rsp, regs.r8,  regs.r9,	 regs.r10, regs.r11,
-					 regs.r12, regs.r13, regs.r14, regs.r15, regs.rip };
-
-		memcpy(dwarf, r, sizeof(r));
-		*nr_dwarf = 17;
-	}
-	*fp = regs.rbp;
-	*sp = regs.rsp;
-	return regs.rip;
-#elif defined(__aarch64__)
-	{
-		int nr = -1;
-		struct iovec sc = { &nr, sizeof(nr) };
-
-		if (ptrace(PTRACE_GETREGSET, tid, 0x404 /* NT_ARM_SYSTEM_CALL */, &sc) < 0)
-			nr = -1;
-		call->nr = nr;
-		call->ret = (long)regs.regs[0];
-	}
-	if (dwarf) {
-		/* x0-x30 and sp: the AArch64 DWARF numbering (the PC is the sample's) */
-		memcpy(dwarf, regs.regs, 31 * sizeof(uint64_t));
-		dwarf[31] = regs.sp;
-		*nr_dwarf = 32;
-	}
-	*fp = regs.regs[29];
-	*sp = regs.sp;
-	return regs.pc;
-#else
-#error "pperf supports x86_64 and aarch64"
-#endif
+	arch_where(&regs, &w, dwarf, nr_dwarf);
+	call->nr = w.call_nr;
+	call->ret = w.call_ret;
+	*fp = w.fp;
+	*sp = w.sp;
+	return w.pc;
 }
 
 /* Room for thread-sample n of the current sample (and its stack). */

@@ -62,7 +62,8 @@ a=$(date -d "$start" +%s) && b=$(date -d "${first:-none}" +%s) && [ "$b" -ge "$a
 
 # perf report -D: every record parsed, nothing unknown
 timeout 120 perf report -D -i "$T/perf.data" >"$T/raw" 2>&1 || fail "perf report -D failed"
-grep -qiw 'error\|warning\|unhandled\|bad\|invalid' "$T/raw" && fail "report -D: $(grep -iw 'error\|warning\|unhandled\|bad\|invalid' "$T/raw" | head -3)"
+no_hexdump <"$T/raw" | grep -qiw 'error\|warning\|unhandled\|bad\|invalid' &&
+	fail "report -D: $(no_hexdump <"$T/raw" | grep -iw 'error\|warning\|unhandled\|bad\|invalid' | head -3)"
 grep -q 'SAMPLE events: *[1-9]' "$T/raw" || fail "report -D counted no samples"
 
 # build-ids: the recorded ones, matching the files

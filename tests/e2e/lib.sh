@@ -8,6 +8,9 @@ chmod 755 "$T"
 trap 'rm -rf "$T"' EXIT
 
 fail() { echo "FAIL: $*"; exit 1; }
+# no_hexdump: perf report -D's output without its hex dumps of the records (".  0060:  f1 42
+# 41 44 ...  .BAD...."), whose bytes may spell any word a test looks for
+no_hexdump() { grep -v '^\.  *[0-9a-f]*:  '; }
 skip() { echo "SKIP: $*"; exit 77; }
 # expect_eq WHAT GOT WANT
 expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }

@@ -45,7 +45,7 @@ timeout 120 perf report -i "$T/perfs.perf" --stdio --no-children -G 2>"$T/err" |
 [ -s "$T/err" ] && fail "perf report warned: $(cat "$T/err")"
 awk '/\[\.\] c *$/ { inc = 1; next } inc && /\[\.\]/ { exit } inc { print }' "$T/graph" >"$T/c"
 grep -q -- '--d$' "$T/c" && grep -q -- '--b$' "$T/c" || fail "c not under d and b in perf report -g: $(head -20 "$T/c")"
-timeout 120 perf report -D -i "$T/perfs.perf" 2>&1 | grep -iw -m3 'error\|warning\|unhandled\|bad\|invalid' &&
+timeout 120 perf report -D -i "$T/perfs.perf" 2>&1 | no_hexdump | grep -iw -m3 'error\|warning\|unhandled\|bad\|invalid' &&
 	fail "perf report -D complains"
 
 # Through a shared library: compare() called back by libc's qsort, under sort_all (libc's own

@@ -94,7 +94,7 @@ awk -v src="$(dirname "$0")/../progs/callpaths.c" '
 timeout 60 perf script -i "$T/nr.perf" -F ip,sym >"$T/nr" 2>/dev/null || fail "perf script (noreturn)"
 grep -q ' next_fn$' "$T/nr" && fail "caller's frame in next_fn: $(grep -m1 -B2 -A2 ' next_fn$' "$T/nr")"
 grep -A1 ' forever$' "$T/nr" | grep -q ' caller$' || fail "forever not called from caller: $(head "$T/nr")"
-timeout 120 perf report -D -i "$T/cp.perf" 2>&1 | grep -iw -m3 'error\|warning\|unhandled\|bad\|invalid' && fail "perf report -D complains"
+timeout 120 perf report -D -i "$T/cp.perf" 2>&1 | no_hexdump | grep -iw -m3 'error\|warning\|unhandled\|bad\|invalid' && fail "perf report -D complains"
 # Pipe mode: the same report.
 "$PPERF" convert --to perf -i "$T/cp.data" -o - 2>"$T/err" | timeout 120 perf report --stdio -i - --no-children -G \
 	2>>"$T/err" | grep -v '^#' | grep -v '^$' >"$T/graph2"

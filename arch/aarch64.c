@@ -1,0 +1,102 @@
+/* AArch64 (see arch.h). pperf makes no system calls in the program here (it samples in
+ * snapshots) and restarts none. */
+#include "arch.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+
+#ifndef NT_ARM_SYSTEM_CALL
+#define NT_ARM_SYSTEM_CALL 0x404
+#endif
+
+/* the registers, then the system call number (NT_ARM_SYSTEM_CALL) */
+_Static_assert(sizeof(struct user_regs_struct) + sizeof(uint64_t) <= sizeof(struct arch_regs),
+	       "struct arch_regs holds user_regs_struct and the call number");
+
+const char arch_name[] = "aarch64";
+const int arch_dwarf_pc_apart = 1;
+const uint8_t arch_syscall_insn[] = { 0 };
+const size_t arch_syscall_insn_size = 0;
+
+/* The registers in r (copied: struct arch_regs is only their room). */
+static struct user_regs_struct get(const struct arch_regs *r)
+{
+	struct user_regs_struct x;
+
+	memcpy(&x, r->words, sizeof(x));
+	return x;
+}
+#define CALL_NR(r) ((r)->words[sizeof(struct user_regs_struct) / sizeof(uint64_t)])
+
+int arch_get_regs(pid_t tid, struct arch_regs *r)
+{
+	struct iovec iov = { r->words, sizeof(struct user_regs_struct) };
+	int nr = -1;
+	struct iovec sc = { &nr, sizeof(nr) };
+
+	if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) < 0)
+		return -1;
+	if (ptrace(PTRACE_GETREGSET, tid, NT_ARM_SYSTEM_CALL, &sc) < 0)
+		nr = -1;
+	CALL_NR(r) = (uint64_t)(int64_t)nr;
+	return 0;
+}
+
+int arch_set_regs(pid_t tid, const struct arch_regs *r)
+{
+	struct iovec iov = { (void *)r->words, sizeof(struct user_regs_struct) };
+
+	return ptrace(PTRACE_SETREGSET, tid, NT_PRSTATUS, &iov) < 0 ? -1 : 0;
+}
+
+void arch_where(const struct arch_regs *r, struct arch_where *w, uint64_t *dwarf,
+		uint32_t *nr_dwarf)
+{
+	const struct user_regs_struct a = get(r);
+
+	*w = (struct arch_where){ .pc = a.pc, .fp = a.regs[29], .sp = a.sp,
+				  .call_nr = (long)(int64_t)CALL_NR(r), .call_ret = (long)a.regs[0] };
+	if (dwarf) {
+		/* x0-x30 and sp: the AArch64 DWARF numbering (the PC is given apart) */
+		for (int i = 0; i < 31; i++)
+			dwarf[i] = a.regs[i];
+		dwarf[31] = a.sp;
+		*nr_dwarf = 32;
+	}
+}
+
+int arch_rewind_call(struct arch_regs *r)
+{
+	(void)r;
+	return 0;
+}
+
+int arch_prepare_call(struct arch_regs *r, uint64_t insn, long nr, const long args[6])
+{
+	(void)r;
+	(void)insn;
+	(void)nr;
+	(void)args;
+	errno = ENOSYS;
+	return -1;
+}
+
+uint64_t arch_pc(const struct arch_regs *r)
+{
+	return get(r).pc;
+}
+
+long arch_call_result(const struct arch_regs *r)
+{
+	return (long)get(r).regs[0];
+}
+
+uint64_t arch_scratch(const struct arch_regs *r, size_t size)
+{
+	/* AArch64 Linux has no red zone: below sp, aligned */
+	return (get(r).sp - size - 64) & ~(uint64_t)15;
+}

@@ -1,0 +1,68 @@
+/*
+ * What pperf does with a thread's registers, one file per architecture: arch/<arch>.c, the one
+ * the Makefile picks for the compiler's target (x86_64, aarch64). The sampler reads where a
+ * stopped thread is, re-enters a system call that its stop ended with EINTR, and makes system
+ * calls in the program; the unwinder needs the architecture's name and register numbering.
+ * To port pperf: write arch/<arch>.c with these.
+ */
+#ifndef PPERF_ARCH_H
+#define PPERF_ARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The name stacks are recorded under (the profile's arch, as `uname -m` says it). */
+extern const char arch_name[];
+
+/* A thread's registers, as the architecture keeps them (read and written whole). */
+struct arch_regs {
+	uint64_t words[40];
+};
+
+/* A stopped thread's registers: 0, or -1 with errno (ESRCH: it is gone). */
+int arch_get_regs(pid_t tid, struct arch_regs *r);
+int arch_set_regs(pid_t tid, const struct arch_regs *r);
+
+/* Where a thread is, by its registers. */
+struct arch_where {
+	uint64_t pc, fp, sp;
+	long call_nr;  /* the system call it stopped at the end of, or -1 (an interrupt, a fault) */
+	long call_ret; /* that call's result */
+};
+
+/* The most registers arch_where() gives by DWARF number. */
+#define ARCH_MAX_DWARF 32
+
+/* Where r leaves its thread; and, if dwarf is not NULL, its registers by DWARF number, as the
+ * unwinder takes them (*nr_dwarf of them). */
+void arch_where(const struct arch_regs *r, struct arch_where *w, uint64_t *dwarf,
+		uint32_t *nr_dwarf);
+
+/* Whether the unwinder is given the PC apart from the DWARF registers (it is not one of them). */
+extern const int arch_dwarf_pc_apart;
+
+/*
+ * Set r to enter again the system call it ended with -EINTR (1), or leave it (0): r's call
+ * did not end so, or this architecture cannot restart one (AArch64: the call's first argument
+ * is lost under its result).
+ */
+int arch_rewind_call(struct arch_regs *r);
+
+/* The system call instruction (empty where pperf makes no calls in the program). */
+extern const uint8_t arch_syscall_insn[];
+extern const size_t arch_syscall_insn_size;
+
+/* Set r to make system call nr with args at the instruction at insn, as no call in progress
+ * (so that the kernel restarts none on the way out): 0, or -1 where pperf makes none. */
+int arch_prepare_call(struct arch_regs *r, uint64_t insn, long nr, const long args[6]);
+
+/* After the call: the PC and the call's result. */
+uint64_t arch_pc(const struct arch_regs *r);
+long arch_call_result(const struct arch_regs *r);
+
+/* Room of size bytes on the thread's stack below what its code may use (the red zone), 16-byte
+ * aligned. */
+uint64_t arch_scratch(const struct arch_regs *r, size_t size);
+
+#endif
