@@ -160,6 +160,21 @@ static void print_stdio(const struct diff *d)
 	}
 }
 
+/* The report of the profile at path, which stays open (*r) for its channels: 0, or -1 after a
+ * message. */
+static int open_report(const char *path, struct report_opts *o, struct report *rep,
+		       struct walk_totals *t, struct profile_reader **r)
+{
+	*r = profile_reader_open(path);
+	if (!*r)
+		return -1;
+	if (report_build(*r, o, rep, t) < 0) {
+		profile_reader_close(*r);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -176,6 +191,7 @@ int cmd_diff(int argc, char **argv)
 	struct walk_totals ta, tb;
 	struct profile_reader *pa, *pb;
 	struct diff d = { .ra = &ra, .rb = &rb };
+	struct report_opts oa = { 0 }, ob;
 	struct cmd_parser parser = { "diff", "s:", opts, diff_usage };
 	int wall = 0, c, csv;
 
@@ -203,10 +219,15 @@ int cmd_diff(int argc, char **argv)
 	if (argc - optind != 2)
 		usage_error("diff", "give two profiles: BASELINE PROFILE");
 	csv = !strcmp(format, "csv");
-	c = report_build(argv[optind], sort, wall, 0, 0, &wa, NULL, NULL, &ra, &ta, &pa);
-	if (c < 0)
-		return c == -2 ? EXIT_USAGE : EXIT_FAIL;
-	if (report_build(argv[optind + 1], sort, wall, 0, 0, &wb, NULL, NULL, &rb, &tb, &pb) < 0) {
+	if (report_parse_keys(sort, oa.keys, &oa.nr_keys) < 0)
+		return EXIT_USAGE;
+	oa.wall = wall;
+	ob = oa;
+	ob.wo = wb;
+	oa.wo = wa;
+	if (open_report(argv[optind], &oa, &ra, &ta, &pa) < 0)
+		return EXIT_FAIL;
+	if (open_report(argv[optind + 1], &ob, &rb, &tb, &pb) < 0) {
 		report_free(&ra);
 		walk_totals_free(&ta);
 		profile_reader_close(pa);

@@ -93,11 +93,7 @@ struct graph_view {
 	double min_pct;
 	const char *callers, *callees; /* --callers / --callees FUNC, as the report names it */
 	const char *weight_arg;	    /* --weight as given, or NULL */
-	struct weight weight;
-	struct profile_reader **rp; /* the profile, open while report_build() walks it */
-	const char *input;
-	struct callgraph *g;
-	double total;		    /* the weight of every thread-sample counted */
+	struct report_graph rg;	    /* the graph report_build() fills, its weight and total */
 };
 
 struct report_args {
@@ -300,11 +296,11 @@ static void parse_args(struct report_args *a, int argc, char **argv)
 		a->gv.callers = a->demangled[0];
 	if (!a->wo.sym.mangled && a->gv.callees && (a->demangled[1] = demangle(a->gv.callees)))
 		a->gv.callees = a->demangled[1];
-	weight_parse(&a->gv.weight, a->gv.weight_arg ? a->gv.weight_arg : a->wall ? "wall" : "cpu");
-	if (a->gv.weight.kind == WEIGHT_CPU && a->wall)
+	weight_parse(&a->gv.rg.weight, a->gv.weight_arg ? a->gv.weight_arg : a->wall ? "wall" : "cpu");
+	if (a->gv.rg.weight.kind == WEIGHT_CPU && a->wall)
 		usage_error("report", "--weight cpu and --wall disagree: use one");
 	/* Wall-time weights need every thread counted, as --wall does. */
-	if (a->gv.weight.kind == WEIGHT_WALL)
+	if (a->gv.rg.weight.kind == WEIGHT_WALL)
 		a->wall = 1;
 }
 
@@ -332,27 +328,11 @@ static double channel_unattributed(const struct walk_totals *t, uint32_t c)
 	return t->unattributed ? t->unattributed[c] : 0;
 }
 
-/* The channel of --weight, once the profile's channels have been read. */
-static void resolve_channel(struct graph_view *v)
+/* --weight names no channel of the profile at input. */
+static void bad_weight(const struct graph_view *v, const char *input)
 {
-	if (weight_resolve(&v->weight, *v->rp) < 0)
-		usage_error("report", "--weight is cpu, wall, samples or a channel of '%s', not '%s'",
-			    v->input, v->weight_arg);
-}
-
-/* A report_row_fn: every counted thread-sample into the call graph, under every row it is in. */
-static int graph_add(void *ctx, const struct walk_sample *s, struct report_entry *e,
-		     uint32_t depth)
-{
-	struct graph_view *v = ctx;
-	double w;
-
-	resolve_channel(v); /* the channels are all known by the first sample */
-	w = weight_of(&v->weight, s);
-	if (depth == 0)
-		v->total += w;
-	callgraph_add_sample(v->g, v->tree ? e : NULL, s, depth, w);
-	return 0;
+	usage_error("report", "--weight is cpu, wall, samples or a channel of '%s', not '%s'", input,
+		    v->weight_arg);
 }
 
 /* The heading and unit of the graph's weight: "CPU (ms)", scale 1e-6. */
@@ -363,7 +343,7 @@ static const char *weight_head(const struct graph_view *v, struct profile_reader
 	char ub[32];
 
 	*scale = 1e-6;
-	switch (v->weight.kind) {
+	switch (v->rg.weight.kind) {
 	case WEIGHT_CPU:
 		return "CPU (ms)";
 	case WEIGHT_WALL:
@@ -373,7 +353,7 @@ static const char *weight_head(const struct graph_view *v, struct profile_reader
 		return "Samples";
 	default:
 		*scale = 1;
-		ch = profile_reader_channel(r, (uint32_t)v->weight.index);
+		ch = profile_reader_channel(r, (uint32_t)v->rg.weight.index);
 		snprintf(buf, size, "%s (%s)", ch->name, report_channel_unit(ch, ub, sizeof(ub)));
 		return buf;
 	}
@@ -382,7 +362,7 @@ static const char *weight_head(const struct graph_view *v, struct profile_reader
 /* The weight's name in CSV headings and in the text: cpu_ms, wall_ms, samples, a channel. */
 static const char *weight_name(const struct graph_view *v, struct profile_reader *r)
 {
-	switch (v->weight.kind) {
+	switch (v->rg.weight.kind) {
 	case WEIGHT_CPU:
 		return "CPU time";
 	case WEIGHT_WALL:
@@ -390,7 +370,7 @@ static const char *weight_name(const struct graph_view *v, struct profile_reader
 	case WEIGHT_SAMPLES:
 		return "thread-samples";
 	default:
-		return profile_reader_channel(r, (uint32_t)v->weight.index)->name;
+		return profile_reader_channel(r, (uint32_t)v->rg.weight.index)->name;
 	}
 }
 
@@ -475,8 +455,8 @@ static void print_stdio(struct profile_reader *r, const struct report *rep,
 		for (int k = 0; k < rep->nr_keys; k++)
 			report_print_key(stdout, e->key[k], width[k], k == rep->nr_keys - 1);
 		printf("\n");
-		if (v->tree && callgraph_print(callgraph_tree(v->g, e), stdout, "            ",
-					       v->total, v->min_pct))
+		if (v->tree && callgraph_print(callgraph_tree(v->rg.g, e), stdout, "            ",
+					       v->rg.total, v->min_pct))
 			printf("\n");
 	}
 	if (!rep->nr_entries)
@@ -563,12 +543,12 @@ static void print_csv_graph(struct profile_reader *r, const struct report *rep,
 			    const struct graph_view *v, double limit)
 {
 	char buf[128];
-	struct csv_paths c = { .rep = rep, .total = v->total };
+	struct csv_paths c = { .rep = rep, .total = v->rg.total };
 	const char *head = weight_head(v, r, buf, sizeof(buf), &c.scale);
 
 	csv_field(stdout, "share_pct", 0);
-	if (v->weight.kind == WEIGHT_CPU || v->weight.kind == WEIGHT_WALL)
-		csv_field(stdout, v->weight.kind == WEIGHT_CPU ? "cpu_ms" : "wall_ms", 0);
+	if (v->rg.weight.kind == WEIGHT_CPU || v->rg.weight.kind == WEIGHT_WALL)
+		csv_field(stdout, v->rg.weight.kind == WEIGHT_CPU ? "cpu_ms" : "wall_ms", 0);
 	else
 		csv_field(stdout, head, 0);
 	csv_field(stdout, "samples", 0);
@@ -579,7 +559,7 @@ static void print_csv_graph(struct profile_reader *r, const struct report *rep,
 		c.e = rep->entries[i];
 		if (!row_shown(rep, c.e, limit))
 			continue;
-		callgraph_for_each_path(callgraph_tree(v->g, c.e), v->total, v->min_pct, csv_path,
+		callgraph_for_each_path(callgraph_tree(v->rg.g, c.e), v->rg.total, v->min_pct, csv_path,
 					&c);
 	}
 	free(c.buf);
@@ -589,7 +569,7 @@ static void print_csv_graph(struct profile_reader *r, const struct report *rep,
 static void print_focus(struct profile_reader *r, const struct graph_view *v,
 			const struct report_args *a, int csv)
 {
-	const struct callgraph_focus *f = callgraph_focus(v->g);
+	const struct callgraph_focus *f = callgraph_focus(v->rg.g);
 	const char *func = a->gv.callers ? a->gv.callers : a->gv.callees;
 	char buf[128];
 	double scale;
@@ -598,8 +578,8 @@ static void print_focus(struct profile_reader *r, const struct graph_view *v,
 	if (csv) {
 		csv_field(stdout, "share_pct", 0);
 		csv_field(stdout, "total_pct", 0);
-		csv_field(stdout, v->weight.kind == WEIGHT_CPU ? "cpu_ms" :
-				  v->weight.kind == WEIGHT_WALL ? "wall_ms" : head, 0);
+		csv_field(stdout, v->rg.weight.kind == WEIGHT_CPU ? "cpu_ms" :
+				  v->rg.weight.kind == WEIGHT_WALL ? "wall_ms" : head, 0);
 		csv_field(stdout, "samples", 0);
 		csv_field(stdout, "relation", 0);
 		csv_field(stdout, "function", 1);
@@ -607,7 +587,7 @@ static void print_focus(struct profile_reader *r, const struct graph_view *v,
 		printf("# pperf report of '%s': '%s' is on the stack of %" PRIu64
 		       " thread-samples, %.2f%% of all %s (%s: %.6g)\n"
 		       "# each caller or callee counted once per sample, however deep the recursion\n",
-		       a->input, func, f->samples, pct(f->weight, v->total), weight_name(v, r),
+		       a->input, func, f->samples, pct(f->weight, v->rg.total), weight_name(v, r),
 		       head, f->weight * scale);
 	}
 	for (int callees = 0; callees < 2; callees++) {
@@ -620,18 +600,18 @@ static void print_focus(struct profile_reader *r, const struct graph_view *v,
 			       callees ? "callees" : "callers", func, "Share", "Total", head,
 			       "Samples", callees ? "callee" : "caller");
 		for (; n; n = n->next) {
-			if (a->percent_limit && pct(n->weight, v->total) < a->percent_limit)
+			if (a->percent_limit && pct(n->weight, v->rg.total) < a->percent_limit)
 				continue;
 			if (csv) {
 				csv_fieldf(stdout, 0, "%.4f", pct(n->weight, f->weight));
-				csv_fieldf(stdout, 0, "%.4f", pct(n->weight, v->total));
+				csv_fieldf(stdout, 0, "%.4f", pct(n->weight, v->rg.total));
 				csv_fieldf(stdout, 0, "%.9g", n->weight * scale);
 				csv_fieldf(stdout, 0, "%" PRIu64, n->samples);
 				csv_field(stdout, callees ? "callee" : "caller", 0);
 				csv_field(stdout, n->name, 1);
 			} else {
 				printf("  %7.2f%% %7.2f%% %12.6g %9" PRIu64 "  %s\n",
-				       pct(n->weight, f->weight), pct(n->weight, v->total),
+				       pct(n->weight, f->weight), pct(n->weight, v->rg.total),
 				       n->weight * scale, n->samples, n->name);
 			}
 		}
@@ -678,6 +658,7 @@ int cmd_report(int argc, char **argv)
 	struct profile_reader *r;
 	struct walk_totals t;
 	struct report rep;
+	struct report_opts o = { 0 };
 	int ret;
 
 	parse_args(&a, argc, argv);
@@ -687,37 +668,48 @@ int cmd_report(int argc, char **argv)
 		return write_html(&a);
 	graph = v->tree || v->callers || v->callees;
 	csv = !strcmp(a.format, "csv");
-	if (graph) {
-		v->g = callgraph_new(v->order, (a.inline_frames ? CALLGRAPH_INLINE : 0) |
-						       (a.children ? CALLGRAPH_INCLUSIVE : 0));
-		if (v->callers || v->callees)
-			callgraph_set_focus(v->g, v->callers ? v->callers : v->callees);
-		v->rp = &r;
-		v->input = a.input;
-		/* The stacks are named whatever the rows are keyed by. */
-		a.wo.symbols = 1;
-	}
-	ret = report_build(a.input, a.sort, a.wall, a.inline_frames, a.children, &a.wo,
-			   graph ? graph_add : NULL, v, &rep, &t, &r);
-	if (ret == -2 || ret < 0) {
-		callgraph_free(v->g);
+	if (report_parse_keys(a.sort, o.keys, &o.nr_keys) < 0) {
 		free(a.demangled[0]);
 		free(a.demangled[1]);
-		return ret == -2 ? EXIT_USAGE : EXIT_FAIL;
+		return EXIT_USAGE;
 	}
-	if (graph)
-		resolve_channel(v);
-	if (graph && callgraph_samples(v->g) && !callgraph_samples_with_stack(v->g)) {
+	o.wall = a.wall;
+	o.inline_frames = a.inline_frames;
+	o.children = a.children;
+	o.wo = a.wo;
+	if (graph) {
+		v->rg.g = callgraph_new(v->order, (a.inline_frames ? CALLGRAPH_INLINE : 0) |
+							  (a.children ? CALLGRAPH_INCLUSIVE : 0));
+		if (v->callers || v->callees)
+			callgraph_set_focus(v->rg.g, v->callers ? v->callers : v->callees);
+		v->rg.by_row = v->tree;
+		o.graph = &v->rg;
+	}
+	r = profile_reader_open(a.input);
+	ret = r ? report_build(r, &o, &rep, &t) : -1;
+	if (ret == -2)
+		bad_weight(v, a.input);
+	if (ret < 0) {
+		callgraph_free(v->rg.g);
+		profile_reader_close(r);
+		free(a.demangled[0]);
+		free(a.demangled[1]);
+		return EXIT_FAIL;
+	}
+	/* a profile without samples: the weight is looked up now */
+	if (graph && weight_resolve(&v->rg.weight, r) < 0)
+		bad_weight(v, a.input);
+	if (graph && callgraph_samples(v->rg.g) && !callgraph_samples_with_stack(v->rg.g)) {
 		error("'%s' was recorded without -g: it has no call stacks (record with "
 		      "'pperf record -g')",
 		      a.input);
 		ret = -1;
-	} else if ((v->callers || v->callees) && !callgraph_focus(v->g)->samples) {
+	} else if ((v->callers || v->callees) && !callgraph_focus(v->rg.g)->samples) {
 		error("'%s' is on no sampled call stack%s", v->callers ? v->callers : v->callees,
 		      a.wo.pid || a.wo.tid || a.wo.comm || a.wo.have_time ? " (of the filtered samples)" : "");
 		ret = -1;
 	} else if (graph) {
-		callgraph_sort(v->g);
+		callgraph_sort(v->rg.g);
 	}
 	if (ret < 0)
 		;
@@ -729,7 +721,7 @@ int cmd_report(int argc, char **argv)
 		print_csv(r, &rep, &t, a.percent_limit);
 	else
 		print_stdio(r, &rep, &t, &a);
-	callgraph_free(v->g);
+	callgraph_free(v->rg.g);
 	report_free(&rep);
 	walk_totals_free(&t);
 	profile_reader_close(r);

@@ -199,6 +199,27 @@ static struct report_entry *entry_for(struct report *rep, char *const *key)
 	return e;
 }
 
+/* A counted thread-sample into the graph, under row e from frame depth (0: the sampled one). */
+static int graph_add(struct report *rep, const struct walk_sample *s, struct report_entry *e,
+		     uint32_t depth)
+{
+	struct report_graph *g = rep->graph;
+	double w;
+
+	if (!g)
+		return 0;
+	/* the channels are all known by the first sample */
+	if (weight_resolve(&g->weight, rep->reader) < 0) {
+		rep->bad_weight = 1;
+		return -1;
+	}
+	w = weight_of(&g->weight, s);
+	if (depth == 0)
+		g->total += w;
+	callgraph_add_sample(g->g, g->by_row ? e : NULL, s, depth, w);
+	return 0;
+}
+
 /*
  * Inclusive weights: every row on the sample's call stack (the sampled function and the
  * function of each return address) gets the sample's weight once, however often it appears
@@ -233,7 +254,7 @@ static int add_children(struct report *rep, const struct walk_sample *s, struct 
 		if (nseen < STACK_SEEN_MAX)
 			seen[nseen++] = e;
 		e->children += w;
-		if (rep->row_hook && rep->row_hook(rep->row_hook_ctx, s, e, k + 1) < 0)
+		if (graph_add(rep, s, e, k + 1) < 0)
 			return -1;
 	}
 	return 0;
@@ -261,7 +282,7 @@ int report_add(void *p, const struct walk_sample *s)
 		e->chan[c] += s->share[c];
 	rep->total_weight += w;
 	rep->total_samples++;
-	if (rep->row_hook && rep->row_hook(rep->row_hook_ctx, s, e, 0) < 0)
+	if (graph_add(rep, s, e, 0) < 0)
 		return -1;
 	if (rep->children)
 		return add_children(rep, s, e, w);
@@ -338,37 +359,27 @@ const char *report_channel_unit(const struct profile_channel *c, char *buf, size
 	return buf;
 }
 
-int report_build(const char *input, const char *sort, int wall, int inline_frames, int children,
-		 struct walk_opts *wo, report_row_fn row_hook, void *ctx, struct report *rep,
-		 struct walk_totals *totals, struct profile_reader **rp)
+int report_build(struct profile_reader *r, struct report_opts *o, struct report *rep,
+		 struct walk_totals *totals)
 {
-	enum report_key keys[KEY_MAX];
-	int nkeys;
-	struct profile_reader *r;
-
-	if (report_parse_keys(sort, keys, &nkeys) < 0)
-		return -2;
-	r = profile_reader_open(input);
-	if (!r)
-		return -1;
-	/* The hook may look at the channels read so far. */
-	*rp = r;
-	report_init(rep, keys, nkeys, wall, inline_frames, profile_reader_nr_channels(r));
-	rep->children = children;
-	rep->row_hook = row_hook;
-	rep->row_hook_ctx = ctx;
-	/* A caller may want symbols for its hook whatever the keys. */
-	wo->symbols = wo->symbols || report_keys_need_symbols(rep);
-	/* Stack copies are unwound for the views that use stacks (the hooks' call graphs). */
-	wo->unwind = wo->unwind || children || row_hook;
-	wo->sym.lines = report_keys_need_lines(rep);
+	report_init(rep, o->keys, o->nr_keys, o->wall, o->inline_frames,
+		    profile_reader_nr_channels(r));
+	rep->children = o->children;
+	rep->graph = o->graph;
+	rep->reader = r;
+	/* The graph names its frames whatever the rows are keyed by. */
+	o->wo.symbols = o->wo.symbols || o->graph || report_keys_need_symbols(rep);
+	/* Stack copies are unwound for the views that use stacks. */
+	o->wo.unwind = o->wo.unwind || o->children || o->graph;
+	o->wo.sym.lines = report_keys_need_lines(rep);
 	/* Channels are all read before the first sample: the walk sees them all. */
-	if (walk_profile(r, wo, report_add, rep, totals) < 0) {
+	if (walk_profile(r, &o->wo, report_add, rep, totals) < 0) {
+		int bad = rep->bad_weight;
+
 		if (totals)
 			walk_totals_free(totals); /* the walk fills them even when it fails */
 		report_free(rep);
-		profile_reader_close(r);
-		return -1;
+		return bad ? -2 : -1;
 	}
 	rep->nr_channels = profile_reader_nr_channels(r);
 	report_sort(rep);

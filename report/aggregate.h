@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "callgraph.h"
 #include "walk.h"
+#include "weight.h"
 
 enum report_key { KEY_SYM, KEY_DSO, KEY_SRCLINE, KEY_PID, KEY_TID, KEY_COMM, KEY_MAX };
 
@@ -21,9 +23,27 @@ struct report_entry {
 	double *chan;	    /* per channel: the attributed increase */
 };
 
-struct report_entry;
-typedef int (*report_row_fn)(void *ctx, const struct walk_sample *s, struct report_entry *e,
-			     uint32_t depth);
+/*
+ * A call graph filled with the rows (report -g, --callers, --callees): each thread-sample counted
+ * goes into it under its row, and, with `children`, under every other row on its stack.
+ */
+struct report_graph {
+	struct callgraph *g;
+	int by_row;	      /* a tree per row (-g); else one for all (--callers, --callees) */
+	struct weight weight; /* a thread-sample's weight in it; a channel is looked up in the
+				 profile at the first sample */
+	double total;	      /* the weight of every thread-sample counted, once each */
+};
+
+/* What report_build() makes a report of. */
+struct report_opts {
+	enum report_key keys[KEY_MAX]; /* report_parse_keys() */
+	int nr_keys;
+	int wall, inline_frames;
+	int children;		    /* inclusive weights too, through the recorded call stacks */
+	struct walk_opts wo;	    /* filters, symbol options; report_build() adds what it needs */
+	struct report_graph *graph; /* NULL for none */
+};
 
 struct report {
 	enum report_key keys[KEY_MAX];
@@ -36,13 +56,9 @@ struct report {
 	size_t *hash;		       /* index + 1 into entries, open addressing */
 	size_t hash_size;
 	uint64_t total_weight, total_samples;
-	/*
-	 * NULL, or called for every thread-sample counted: with its row at depth 0, then (with
-	 * `children`) once with every other row on its stack, depth k + 1 for the innermost
-	 * frame k (stack->frames[k]) of that row. A negative return ends the walk.
-	 */
-	report_row_fn row_hook;
-	void *row_hook_ctx;
+	struct report_graph *graph; /* NULL, or filled with the rows */
+	struct profile_reader *reader;
+	int bad_weight;		    /* the graph's weight names no channel of the profile */
 };
 
 /* Parse a --sort list ("dso,sym"); -1 after a message naming an unknown key. */
@@ -62,15 +78,12 @@ struct report_entry *report_find(struct report *rep, char *const *key);
 void report_free(struct report *rep);
 
 /*
- * Read the profile at input whole into a sorted report by the --sort list `sort` (wo: the
- * filters and symbol options). On success, *rp is the open reader (its channels) and totals
- * are filled. row_hook (NULL for none) becomes rep->row_hook, with ctx; *rp is set as soon as
- * the profile is open, for the hook to see the channels. 0; -2 for a bad sort list; -1 after
+ * Read the open profile r whole into a sorted report (and o->graph, if any). 0; -2 if the
+ * graph's weight is a channel the profile does not have (the command's usage error); -1 after
  * a message.
  */
-int report_build(const char *input, const char *sort, int wall, int inline_frames, int children,
-		 struct walk_opts *wo, report_row_fn row_hook, void *ctx, struct report *rep,
-		 struct walk_totals *totals, struct profile_reader **rp);
+int report_build(struct profile_reader *r, struct report_opts *o, struct report *rep,
+		 struct walk_totals *totals);
 
 /*
  * The text tables of report and diff: key k's column is as wide as its widest text or name,
