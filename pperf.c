@@ -82,8 +82,9 @@ int main(int argc, char **argv)
 	}
 	/* Upstream pperf's invocation: options, then "--" and the command, no subcommand. */
 	if (argv[1][0] == '-') {
-		argv[0] = "pperf"; /* tells record: upstream options (-p is --pmu-arg) */
-		return run_command(find_command("record"), argc, argv);
+		static const struct command upstream = { "", cmd_upstream, NULL };
+
+		return run_command(&upstream, argc, argv);
 	}
 	cmd = find_command(argv[1]);
 	if (!cmd) {

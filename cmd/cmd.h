@@ -10,6 +10,8 @@
 #include "options.h"
 
 int cmd_record(int argc, char **argv);
+/* Upstream pperf's invocation, `pperf [options] -- COMMAND` (cmd/upstream.c). */
+int cmd_upstream(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_list(int argc, char **argv);

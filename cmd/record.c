@@ -17,6 +17,7 @@
 #include "../sampler/procfs.h"
 #include "../sampler/tracer.h"
 #include "cmd.h"
+#include "record.h"
 
 static const char record_usage[] =
 	"usage: pperf record [options] -- COMMAND [ARGS...]\n"
@@ -59,21 +60,6 @@ static const char record_usage[] =
 	"Exit status: the program's own (128+N if signal N killed it); 0 after -p;\n"
 	"127 if COMMAND is not found, 126 if it cannot be executed, 1 or 2 on pperf's errors.\n";
 
-static const char upstream_usage[] =
-	"usage: pperf [options] -- COMMAND [ARGS...]   (upstream pperf's sampler invocation)\n"
-	"\n"
-	"  -o, --output FILE      write a legacy (upstream pperf) profile; without -o, none\n"
-	"  -p, --pmu-arg ARG      PMU backend argument NAME[:ARGS] (see 'pperf list')\n"
-	"  -f, --frequency HZ     sampling frequency (default 1000)\n"
-	"  -r, --randomize        randomize the first sample\n"
-	"      --core-isolation   sample on an isolated core\n"
-	"      --fifo PRIO, --rr PRIO   sampler scheduling\n"
-	"  -v, --verbose          print sampling statistics at the end\n"
-	"  -h, --help             show this help\n"
-	"      --version          show pperf's version\n"
-	"\n"
-	"'pperf record --help' lists the options of pperf's own recorder.\n";
-
 enum {
 	OPT_NO_OUTPUT = 256,
 	OPT_DURATION,
@@ -86,102 +72,13 @@ enum {
 	OPT_SAMPLING,
 };
 
-enum { SAMPLING_AUTO, SAMPLING_CPU, SAMPLING_SNAPSHOT };
-
-struct record_args {
-	const char *output;
-	int no_output, upstream, quiet;
-	int sampling; /* SAMPLING_* */
-	double freq;
-	pid_t pid;
-	struct tracer_options topt;
-	char **pmu_specs;
-	size_t nr_pmu_specs, alloc_pmu_specs;
-};
-
-/* Takes ownership of spec (freed at the end of cmd_record). */
-static void add_pmu_spec(struct record_args *a, char *spec)
+void record_add_pmu(struct record_args *a, char *spec)
 {
 	ALLOC_GROW(a->pmu_specs, a->alloc_pmu_specs, a->nr_pmu_specs + 1);
 	a->pmu_specs[a->nr_pmu_specs++] = spec;
 }
 
-/*
- * Upstream's RAPL sampler (pperf-rapl-sysfs) takes zone numbers, "0" or "0,0:1", each naming
- * /sys/class/powercap/intel-rapl:N, and sums their power: our rapl backend on the domains of
- * those zones (the legacy writer sums its energy counters' power likewise).
- */
-static char *rapl_endpoints_spec(const char *arg)
-{
-	char *list = xstrdup(arg), *save = NULL, *domains = xstrdup(""), *spec;
-
-	for (char *e = strtok_r(list, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
-		char *path = xasprintf("/sys/class/powercap/intel-rapl:%s/name", e), name[64];
-		char *more;
-
-		if (read_text_file(path, name, sizeof(name)) < 0)
-			die_errno("-p '%s': cannot read RAPL zone %s's name '%s' (upstream's RAPL "
-				  "sampler's zone numbers; see 'pperf list rapl')",
-				  arg, e, path);
-		free(path);
-		name[strcspn(name, "-")] = '\0'; /* package-0 -> package */
-		more = xasprintf(",%s,", domains);
-		path = xasprintf(",%s,", name);
-		if (!strstr(more, path)) {
-			free(more);
-			more = xasprintf("%s%s%s", domains, *domains ? "," : "", name);
-			free(domains);
-			domains = xstrdup(more);
-		}
-		free(more);
-		free(path);
-	}
-	spec = xasprintf("rapl:source=powercap,domains=%s", domains);
-	free(list);
-	free(domains);
-	return spec;
-}
-
-/*
- * Upstream's -p is the argument of the PMU its sampler was built with: RAPL zone numbers
- * (above) or, as given here for a tree elsewhere, a powercap zone directory, which selects our
- * rapl backend on that tree and domain; anything else is a backend spec, NAME[:ARGS].
- */
-static char *upstream_pmu_spec(const char *arg)
-{
-	char *path = xasprintf("%s/energy_uj", arg), *name_path = xasprintf("%s/name", arg);
-	char name[64] = "", *spec, *root, *slash;
-	FILE *f;
-
-	if (arg[0] >= '0' && arg[0] <= '9' && strspn(arg, "0123456789:,") == strlen(arg)) {
-		free(path);
-		free(name_path);
-		return rapl_endpoints_spec(arg);
-	}
-	if (arg[0] != '/' || access(path, F_OK) < 0 || !(f = fopen(name_path, "r"))) {
-		free(path);
-		free(name_path);
-		return xstrdup(arg);
-	}
-	if (!fgets(name, sizeof(name), f))
-		name[0] = '\0';
-	fclose(f);
-	name[strcspn(name, "-\n")] = '\0'; /* package-0 -> package */
-	root = xstrdup(arg);
-	while ((slash = strrchr(root, '/')) && !slash[1] && slash > root)
-		*slash = '\0';
-	slash = strrchr(root, '/');
-	if (slash && slash > root)
-		*slash = '\0';
-	spec = xasprintf("rapl:source=powercap,root=%s%s%s", root, name[0] ? ",domains=" : "",
-			 name);
-	free(root);
-	free(path);
-	free(name_path);
-	return spec;
-}
-
-static int parse_prio(const char *cmd, const char *opt, const char *arg)
+int record_parse_prio(const char *cmd, const char *opt, const char *arg)
 {
 	uint64_t v;
 
@@ -233,21 +130,8 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct option upstream_opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "pmu-arg", required_argument, NULL, 'p' },
-		{ "frequency", required_argument, NULL, 'f' },
-		{ "randomize", no_argument, NULL, 'r' },
-		{ "core-isolation", no_argument, NULL, OPT_CORE_ISOLATION },
-		{ "fifo", required_argument, NULL, OPT_FIFO },
-		{ "rr", required_argument, NULL, OPT_RR },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *cmd = a->upstream ? "" : "record";
-	struct cmd_parser parser = { cmd, a->upstream ? "+o:p:f:rv" : "+o:F:f:p:e:grvq",
-				     a->upstream ? upstream_opts : record_opts,
-				     a->upstream ? upstream_usage : record_usage };
+	const char *cmd = "record";
+	struct cmd_parser parser = { cmd, "+o:F:f:p:e:grvq", record_opts, record_usage };
 	int c;
 
 	while ((c = cmd_getopt(&parser, argc, argv)) != -1) {
@@ -269,10 +153,6 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 					    optarg);
 			break;
 		case 'p':
-			if (a->upstream) {
-				add_pmu_spec(a, upstream_pmu_spec(optarg));
-				break;
-			}
 			if (parse_u64(optarg, &pid) < 0 || pid == 0 || pid > 0x7fffffff)
 				usage_error(cmd, "-p takes a process id, not '%s'", optarg);
 			a->pid = (pid_t)pid;
@@ -288,10 +168,10 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 			a->topt.inherit = 0;
 			break;
 		case 'e':
-			add_pmu_spec(a, xasprintf("perf:%s", optarg));
+			record_add_pmu(a, xasprintf("perf:%s", optarg));
 			break;
 		case OPT_PMU:
-			add_pmu_spec(a, xstrdup(optarg));
+			record_add_pmu(a, xstrdup(optarg));
 			break;
 		case 'r':
 			a->topt.randomize = 1;
@@ -317,7 +197,7 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 		case OPT_FIFO:
 		case OPT_RR:
 			a->topt.sched_policy = c == OPT_FIFO ? SCHED_FIFO : SCHED_RR;
-			a->topt.sched_priority = parse_prio(cmd, c == OPT_FIFO ? "--fifo" : "--rr",
+			a->topt.sched_priority = record_parse_prio(cmd, c == OPT_FIFO ? "--fifo" : "--rr",
 							    optarg);
 			break;
 		case 'v':
@@ -387,26 +267,6 @@ static void print_stats(const struct tracer_stats *st, double freq, const char *
 			st->thread_samples ? (double)bytes / (double)st->thread_samples : 0.0);
 }
 
-/* The statistics upstream's sampler prints with -v, on standard output, in its layout. */
-static void print_upstream_stats(const struct tracer_stats *st, double freq)
-{
-	uint64_t wall_us = st->wall_ns / 1000, stopped_us = st->stopped_ns / 1000;
-
-	printf("[VERBOSE] time       : %10llu us (ideal), %10llu us (actual)\n",
-	       (unsigned long long)(wall_us - stopped_us), (unsigned long long)wall_us);
-	printf("[VERBOSE] interrupts : %10llu    (total), %10llu    (foreign) \n",
-	       (unsigned long long)(st->samples + st->foreign_signals),
-	       (unsigned long long)st->foreign_signals);
-	printf("[VERBOSE] samples    : %10llu    (ideal), %10llu    (actual)  \n",
-	       (unsigned long long)(freq > 0 ? (uint64_t)((double)wall_us * freq / 1e6) : 0),
-	       (unsigned long long)st->samples);
-	printf("[VERBOSE] latency    : %10llu us (total), %10llu us (sample)\n",
-	       (unsigned long long)stopped_us,
-	       (unsigned long long)(st->samples ? stopped_us / st->samples : 0));
-	printf("[VERBOSE] frequency  : %10.2f Hz (ideal), %10.2f Hz (actual)\n", freq,
-	       st->samples && wall_us ? 1e6 * (double)st->samples / (double)wall_us : 0.0);
-}
-
 /* The command line of a process we attach to, for the profile; its pid if unreadable. */
 static int attached_cmdline(pid_t pid, char ***argvp)
 {
@@ -454,75 +314,72 @@ static void fill_meta(struct profile_meta *m, const struct record_args *a, int a
 	m->start_time = m->ref_clock_ns;
 }
 
-int cmd_record(int argc, char **argv)
+void record_args_init(struct record_args *a, const char *name)
 {
-	struct record_args a = { .freq = 1000.0 };
+	*a = (struct record_args){ .name = name, .freq = 1000.0, .output = "pperf.data",
+				   .outfile_flags = OUTFILE_KEEP_OLD };
+	a->topt.inherit = 1;
+	a->topt.child_stdout_fd = -1;
+}
+
+int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *written,
+	       struct tracer_stats *stats)
+{
 	struct pmu_set pmus = { 0 };
 	struct profile_writer *writer = NULL;
 	struct profile_meta meta = { 0 };
 	struct outfile out = { .fd = -1 };
 	struct tracer *t;
-	char **cmd_argv;
-	int cmd_at, status, fd = -1, ret, cmd_argc;
-	const char *cmd;
+	int status, fd = -1, ret;
+	const char *cmd = a->name;
 	char **attach_argv = NULL;
 
-	a.upstream = strcmp(argv[0], "record") != 0;
-	cmd = a.upstream ? "" : "record";
-	a.topt.inherit = 1;
-	a.topt.child_stdout_fd = -1;
-	a.output = a.upstream ? NULL : "pperf.data";
-	parse_args(&a, argc, argv, &cmd_at);
-	cmd_argv = argv + cmd_at;
-	cmd_argc = argc - cmd_at;
-	if (a.pid && cmd_argc)
+	*written = 0;
+	*stats = (struct tracer_stats){ 0 };
+	if (a->pid && cmd_argc)
 		usage_error(cmd, "give either -p PID or a command, not both");
-	if (!a.pid && !cmd_argc)
+	if (!a->pid && !cmd_argc)
 		usage_error(cmd, "no command to record: pperf record [options] -- COMMAND");
-	if (a.upstream && a.output && !strcmp(a.output, "-"))
-		usage_error(cmd, "the legacy format cannot go to standard output (its header is "
-				 "written last); give -o FILE");
-	if (a.no_output || (a.upstream && !a.output))
-		a.output = NULL;
+	if (a->no_output)
+		a->output = NULL;
 
-	for (size_t i = 0; i < a.nr_pmu_specs; i++)
-		if (pmu_set_add(&pmus, a.pmu_specs[i]) < 0)
+	for (size_t i = 0; i < a->nr_pmu_specs; i++)
+		if (pmu_set_add(&pmus, a->pmu_specs[i]) < 0)
 			return EXIT_FAIL;
 
-	if (a.output) {
+	if (a->output) {
 		/*
 		 * The profile goes to a temporary beside FILE, which becomes FILE once the program
 		 * has started (or been attached to), and is written there as recording goes: a
 		 * failed start leaves FILE as it was, a killed recorder a readable FILE. FILE's
-		 * previous profile becomes FILE.old then (upstream's sampler overwrites).
+		 * previous profile becomes FILE.old then, unless the flags say otherwise.
 		 */
-		if (outfile_open(&out, a.output, a.upstream ? OUTFILE_REGULAR : OUTFILE_KEEP_OLD,
-				 NULL) < 0)
+		if (outfile_open(&out, a->output, a->outfile_flags, NULL) < 0)
 			return EXIT_FAIL;
 		fd = out.fd;
 		if (fd == STDOUT_FILENO)
-			a.topt.child_stdout_fd = STDERR_FILENO; /* keep the stream clean */
+			a->topt.child_stdout_fd = STDERR_FILENO; /* keep the stream clean */
 	}
-	if (a.pid) {
-		int n = attached_cmdline(a.pid, &attach_argv);
+	if (a->pid) {
+		int n = attached_cmdline(a->pid, &attach_argv);
 
-		fill_meta(&meta, &a, n, attach_argv, META_ATTACHED | (a.topt.inherit ? META_INHERIT : 0));
+		fill_meta(&meta, a, n, attach_argv,
+			  META_ATTACHED | (a->topt.inherit ? META_INHERIT : 0));
 	} else {
-		fill_meta(&meta, &a, cmd_argc, cmd_argv, a.topt.inherit ? META_INHERIT : 0);
+		fill_meta(&meta, a, cmd_argc, cmd_argv, a->topt.inherit ? META_INHERIT : 0);
 	}
-	if (a.topt.randomize)
+	if (a->topt.randomize)
 		meta.flags |= META_RANDOMIZED;
-	if (a.topt.call_graph)
+	if (a->topt.call_graph)
 		meta.flags |= META_CALL_GRAPH;
 	/* Each thread on its CPU clock, unless asked for, or with channels (a system-wide reading
-	 * is shared out per interval: snapshots give intervals of a period, ticks of HZ), or in
-	 * upstream's invocation, which keeps upstream's snapshots of all threads at once. */
-	a.topt.cpu_clock = a.sampling == SAMPLING_CPU ||
-			   (a.sampling == SAMPLING_AUTO && !a.upstream && pmus.nr_channels == 0);
-	if (a.topt.cpu_clock)
+	 * is shared out per interval: snapshots give intervals of a period, ticks of HZ). */
+	a->topt.cpu_clock = a->sampling == SAMPLING_CPU ||
+			    (a->sampling == SAMPLING_AUTO && pmus.nr_channels == 0);
+	if (a->topt.cpu_clock)
 		meta.flags |= META_CPU_CLOCK;
 	if (fd >= 0) {
-		writer = profile_writer_open(fd, a.output, &meta);
+		writer = profile_writer_open(fd, a->output, &meta);
 		if (!writer) {
 			outfile_abort(&out);
 			return EXIT_FAIL;
@@ -549,24 +406,24 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
-	a.topt.freq_hz = a.freq;
-	a.topt.pmus = &pmus;
-	a.topt.writer = writer;
-	t = tracer_new(&a.topt);
-	status = !t ? EXIT_FAIL : a.pid ? (tracer_attach(t, a.pid) < 0 ? EXIT_FAIL : 0) :
+	a->topt.freq_hz = a->freq;
+	a->topt.pmus = &pmus;
+	a->topt.writer = writer;
+	t = tracer_new(&a->topt);
+	status = !t ? EXIT_FAIL : a->pid ? (tracer_attach(t, a->pid) < 0 ? EXIT_FAIL : 0) :
 					  tracer_start(t, cmd_argv);
 	if (status) {
 		/* Nothing started: FILE stays as it was, its .old too. */
 		tracer_free(t);
 		if (writer)
 			profile_writer_close(writer);
-		if (a.output)
+		if (a->output)
 			outfile_abort(&out);
 		return status;
 	}
 	/* Recording has started: the profile takes its name (a failure leaves it where it is,
 	 * and says so; recording goes on). */
-	status = a.output ? outfile_publish(&out) : 0;
+	status = a->output ? outfile_publish(&out) : 0;
 	ret = tracer_run(t);
 	if (status < 0 && ret == 0)
 		ret = EXIT_FAIL;
@@ -575,47 +432,48 @@ int cmd_record(int argc, char **argv)
 		uint64_t bytes = profile_writer_size(writer);
 		/* where the profile is: FILE, or the temporary if it could not take FILE's name */
 		char *where = xstrdup(outfile_name(&out));
-		int written = status == 0;
 
+		*written = status == 0;
 		if (profile_writer_close(writer) < 0) {
-			written = 0;
+			*written = 0;
 			if (ret == 0)
 				ret = EXIT_FAIL;
 		}
 		if (outfile_close(&out) < 0) {
-			written = 0;
+			*written = 0;
 			if (ret == 0)
 				ret = EXIT_FAIL;
 		}
-		/*
-		 * Upstream's invocation: the profile was recorded in pperf's format (so that a
-		 * killed recorder leaves a readable one) and becomes a legacy one now.
-		 */
-		if (a.upstream && written && write_legacy_file(a.output, a.output, 1) != EXIT_OK &&
-		    ret == 0)
-			ret = EXIT_FAIL;
-		if (a.upstream && pperf_verbose)
-			print_upstream_stats(tracer_stats(t), a.freq);
-		else if (pperf_verbose)
-			print_stats(tracer_stats(t), a.freq, where, bytes);
-		else if (!a.quiet && !a.upstream) /* upstream's sampler says nothing without -v */
+		if (pperf_verbose && !a->own_stats)
+			print_stats(tracer_stats(t), a->freq, where, bytes);
+		else if (!a->quiet && !a->own_stats)
 			fprintf(stderr, "pperf: recorded %llu samples (%llu thread-samples) to '%s', "
 					"%.1f KiB\n",
 				(unsigned long long)tracer_stats(t)->samples,
 				(unsigned long long)tracer_stats(t)->thread_samples,
 				where, (double)bytes / 1024);
 		free(where);
-	} else if (a.upstream && pperf_verbose) {
-		print_upstream_stats(tracer_stats(t), a.freq);
-	} else if (pperf_verbose) {
-		print_stats(tracer_stats(t), a.freq, NULL, 0);
+	} else if (pperf_verbose && !a->own_stats) {
+		print_stats(tracer_stats(t), a->freq, NULL, 0);
 	}
-	if (!a.quiet)
-		warn_missed(tracer_stats(t), a.topt.sched_policy, a.topt.cpu_clock);
+	if (!a->quiet)
+		warn_missed(tracer_stats(t), a->topt.sched_policy, a->topt.cpu_clock);
+	*stats = *tracer_stats(t);
 	tracer_free(t);
 	pmu_set_close(&pmus);
-	for (size_t i = 0; i < a.nr_pmu_specs; i++)
-		free(a.pmu_specs[i]);
-	free(a.pmu_specs);
+	for (size_t i = 0; i < a->nr_pmu_specs; i++)
+		free(a->pmu_specs[i]);
+	free(a->pmu_specs);
 	return ret;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_args a;
+	struct tracer_stats st;
+	int cmd_at, written;
+
+	record_args_init(&a, "record");
+	parse_args(&a, argc, argv, &cmd_at);
+	return record_run(&a, argv + cmd_at, argc - cmd_at, &written, &st);
 }
