@@ -96,39 +96,21 @@ static void print_stats(const struct perfdata_convert_stats *st, const char *out
 		(double)st->bytes / 1024, out);
 }
 
-/* The call chains of a profile recorded with --call-graph dwarf: unwound as they are met. */
-struct unwound {
-	struct symbolizer *sym;
-	struct unwinder *unw;
-	const char *arch;
-	int failed;
-	struct profile_stack st;
-	uint64_t frames[UNWIND_MAX_DEPTH];
-};
-
+/* The call chains of a profile recorded with --call-graph dwarf: unwound as they are met;
+ * where they cannot be (said why), the samples go without. */
 static void unwound_record(void *ctx, const struct profile_record *rec)
 {
-	symbolizer_record(((struct unwound *)ctx)->sym, rec);
+	symbolizer_record(((struct unwind_chain *)ctx)->sym, rec);
 }
 
 static uint32_t unwound_frames(void *ctx, const struct profile_tsample *t, const uint64_t **frames)
 {
-	struct unwound *u = ctx;
+	const struct profile_stack *st;
 
-	if (t->stack) {
-		*frames = t->stack->frames;
-		return t->stack->nr_frames;
-	}
-	if (!t->ustack || u->failed)
+	if (unwind_chain(ctx, t, &st) <= 0)
 		return 0;
-	if (!u->unw && !(u->unw = unwinder_new(u->sym, u->arch))) {
-		u->failed = 1; /* said why: the samples go without chains */
-		return 0;
-	}
-	if (unwinder_unwind(u->unw, t, &u->st, u->frames) < 0)
-		return 0;
-	*frames = u->frames;
-	return u->st.nr_frames;
+	*frames = st->frames;
+	return st->nr_frames;
 }
 
 int cmd_convert_perf(int argc, char **argv)
@@ -163,14 +145,17 @@ int cmd_convert_perf(int argc, char **argv)
 	{
 		const struct profile_meta *m = profile_reader_meta(r);
 		struct sym_options so = { .osrelease = m->osrelease };
-		struct unwound u = { .sym = symbolizer_new(&so), .arch = m->arch };
-		struct perfdata_stack_source src = { unwound_record, unwound_frames, &u };
+		struct unwind_chain *u = xcalloc(1, sizeof(*u));
+		struct perfdata_stack_source src = { unwound_record, unwound_frames, u };
 
+		u->sym = symbolizer_new(&so);
+		u->arch = m->arch;
 		/* --perf-unwind: the stack copies go out as they are, perf unwinds */
 		ret = perfdata_convert_stacks(r, fd, pipe ? "standard output" : a.output, a.flags,
 					      a.flags & PERFDATA_PERF_UNWIND ? NULL : &src, &st);
-		unwinder_free(u.unw);
-		symbolizer_free(u.sym);
+		unwind_chain_release(u);
+		symbolizer_free(u->sym);
+		free(u);
 	}
 	profile_reader_close(r);
 	if (!pipe && ret)

@@ -284,3 +284,30 @@ void unwinder_free(struct unwinder *u)
 	}
 	free(u);
 }
+
+int unwind_chain(struct unwind_chain *c, const struct profile_tsample *t,
+		 const struct profile_stack **out)
+{
+	if (t->stack) {
+		*out = t->stack;
+		return 1;
+	}
+	if (!t->ustack)
+		return 0;
+	if (c->failed)
+		return -1;
+	if (!c->unw && !(c->unw = unwinder_new(c->sym, c->arch))) {
+		c->failed = 1;
+		return -1;
+	}
+	if (unwinder_unwind(c->unw, t, &c->st, c->frames) < 0)
+		return 0;
+	*out = &c->st;
+	return 1;
+}
+
+void unwind_chain_release(struct unwind_chain *c)
+{
+	unwinder_free(c->unw);
+	c->unw = NULL;
+}

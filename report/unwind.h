@@ -32,4 +32,23 @@ int unwinder_unwind(struct unwinder *u, const struct profile_tsample *t,
 		    struct profile_stack *out, uint64_t *frames);
 void unwinder_free(struct unwinder *u);
 
+/*
+ * A thread-sample's call chain as readers want it: the recorded one (--call-graph fp), or one
+ * unwound from its stack copy (--call-graph dwarf), with the unwinder made at the first copy.
+ */
+struct unwind_chain {
+	struct symbolizer *sym; /* fed the profile's records by the caller */
+	const char *arch;	/* the profile's */
+	struct unwinder *unw;
+	int failed; /* the unwinder could not be made (said why): no more tries */
+	struct profile_stack st;
+	uint64_t frames[UNWIND_MAX_DEPTH];
+};
+
+/* t's chain into *out: 1; 0 if it has none (or its copy does not unwind); -1 if no unwinder
+ * can be made for the profile (after a message, once). */
+int unwind_chain(struct unwind_chain *c, const struct profile_tsample *t,
+		 const struct profile_stack **out);
+void unwind_chain_release(struct unwind_chain *c);
+
 #endif

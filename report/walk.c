@@ -68,9 +68,7 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 	const struct profile_meta *meta = profile_reader_meta(r);
 	struct sym_options so = o->sym;
 	struct symbolizer *sym = NULL;
-	struct unwinder *unw = NULL;
-	struct profile_stack unwound;
-	uint64_t *frames = NULL;
+	struct unwind_chain *chain = NULL;
 	struct comms comms = { 0 };
 	struct profile_record rec;
 	struct walk_totals t = { 0 };
@@ -156,16 +154,15 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 				continue;
 			/* --call-graph dwarf: the stack unwound from the registers and stack copy */
 			if (o->unwind && sym && ts->ustack && !ts->stack) {
-				if (!unw) {
-					unw = unwinder_new(sym, meta->arch);
-					frames = xcalloc(UNWIND_MAX_DEPTH, sizeof(*frames));
+				if (!chain) {
+					chain = xcalloc(1, sizeof(*chain));
+					chain->sym = sym;
+					chain->arch = meta->arch;
 				}
-				if (!unw) {
+				if (unwind_chain(chain, ts, &ws.stack) < 0) {
 					ret = -1;
 					goto out;
 				}
-				if (unwinder_unwind(unw, ts, &unwound, frames) == 0)
-					ws.stack = &unwound;
 			}
 			if (sym) {
 				symbolizer_lookup(sym, ts->pid, ts->pc, &res);
@@ -187,9 +184,10 @@ out:
 		*totals = t;
 	else
 		walk_totals_free(&t);
-	unwinder_free(unw);
+	if (chain)
+		unwind_chain_release(chain);
+	free(chain);
 	attrib_free(attrib);
-	free(frames);
 	symbolizer_free(sym);
 	free(comms.e);
 	free(share);
