@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../lib/util.h"
+#include "../report/weight.h"
 #include "cmd.h"
 #include "convert.h"
 
@@ -160,4 +161,11 @@ int conv_close(struct conv *c, int ret)
 	profile_reader_close(c->r);
 	c->r = NULL;
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;
+}
+
+void conv_resolve_weight(struct weight *w, struct profile_reader *r, const char *input)
+{
+	if (weight_resolve(w, r) < 0)
+		usage_error("convert", "--weight is cpu, wall, samples or a channel of '%s', not '%s'",
+			    input, w->channel);
 }

@@ -51,6 +51,11 @@ int conv_option(struct conv *c, int opt);
  * message with nothing left open. */
 int conv_open(struct conv *c, int argc, char **argv);
 
+/* Find the channel --weight names in r (read at least up to its first sample): a usage error
+ * naming input if it has none of that name. */
+struct weight;
+void conv_resolve_weight(struct weight *w, struct profile_reader *r, const char *input);
+
 /* Publish the output if ret is 0 (and it is written out), else remove it; close the profile.
  * The command's exit status. */
 int conv_close(struct conv *c, int ret);

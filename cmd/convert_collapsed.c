@@ -128,12 +128,10 @@ static void add(struct collapse *c, double w)
 	c->nr++;
 }
 
-/* The channel of --weight, once the profile's channels have been read. */
+/* The channel of --weight, once the profile's channels are known. */
 static void resolve_channel(struct collapse *c)
 {
-	if (weight_resolve(&c->weight, c->r) < 0)
-		usage_error("convert", "--weight is cpu, wall, samples or a channel of '%s', not '%s'",
-			    c->input, c->weight.channel);
+	conv_resolve_weight(&c->weight, c->r, c->input);
 }
 
 static int fold(void *p, const struct walk_sample *s)

@@ -168,12 +168,10 @@ static void push_frames(struct speedscope *c, struct symbolizer *sym, uint32_t p
 		push(c, frame_index(c, r.inline_fn[i] ? r.inline_fn[i] : "[inlined]", r.dso));
 }
 
+/* The channel of --weight, once the profile's channels are known. */
 static void resolve_channel(struct speedscope *c)
 {
-	if (weight_resolve(&c->weight, c->r) < 0)
-		usage_error("convert",
-			    "--weight is cpu, wall, samples or a channel of '%s', not '%s'",
-			    c->input, c->weight.channel);
+	conv_resolve_weight(&c->weight, c->r, c->input);
 }
 
 static int add_sample(void *p, const struct walk_sample *s)

@@ -58,12 +58,10 @@ struct svg {
 	size_t self_alloc;
 };
 
+/* The channel of --weight, once the profile's channels are known. */
 static void resolve_channel(struct svg *c)
 {
-	if (weight_resolve(&c->weight, c->r) < 0)
-		usage_error("convert",
-			    "--weight is cpu, wall, samples or a channel of '%s', not '%s'",
-			    c->input, c->weight.channel);
+	conv_resolve_weight(&c->weight, c->r, c->input);
 }
 
 static int add_sample(void *p, const struct walk_sample *s)
