@@ -41,18 +41,35 @@ runs() {
 	done
 	echo "$what: $n runs, $calls calls, no EINTR, no early return"
 }
-# timers WHAT: 5 recordings of the program's own timers (tests/progs/cputimers): every 20 ms of
-# CPU time (ITIMER_PROF, a POSIX timer on its CPU clock; ITIMER_VIRTUAL counts user time only,
-# so at least 80 % of them) and of wall time (SIGALRM): as many as its own clocks allow, give or
-# take one tick's worth (the kernel checks CPU timers at its ticks), as without pperf.
+# timers WHAT: 5 recordings of the program's own timers (tests/progs/cputimers), each every 20 ms
+# of CPU time: the POSIX timer on its exact CPU clock fires as often as that clock allows, give
+# or take one tick's worth (the kernel checks CPU timers at its ticks), counting the expirations
+# that found its signal still pending (overruns); ITIMER_PROF and ITIMER_VIRTUAL (user time
+# only) count the CPU time the scheduler tick charges, a whole tick to the task running at it,
+# which strays on a loaded machine with or without pperf (26 to 42 of 30 seen), so at least 75
+# and 70 % of it. (SIGALRM, every 20 ms of wall time, is printed, not checked: two expirations
+# merge whenever the program waits over 20 ms for a CPU, with or without pperf.)
 timers() {
 	local line
 	for _ in $(seq 5); do
+		# (the fields: prof N virtual N posix N overruns N of E alarm N of A)
 		line=$("$T/pperf" record -q -o "$T/out/c.data" -- "$T/cputimers") || fail "$1: cputimers"
-		echo "$line" | awk '{ exit !($2 >= $7 - 2 && $4 >= 0.8 * $7 && $6 >= $7 - 2 && $9 >= $11 - 1) }' ||
+		echo "$line" | awk '{ exit !($6 + $8 >= $10 - 2 && $2 >= 0.75 * $10 && $4 >= 0.7 * $10) }' ||
 			fail "$1: the program's timers: $line"
 	done
 	echo "$1: the program's own timers, 5 runs, the last: $line"
+}
+# timers_snapshot WHAT: the same in snapshots beside the hogs: the POSIX timer as without pperf;
+# ITIMER_PROF falls further behind there (README, Limits), at least a quarter of its count.
+timers_snapshot() {
+	local line
+	for _ in $(seq 3); do
+		line=$("$T/pperf" record -q --sampling snapshot -o "$T/out/c.data" -- "$T/cputimers") ||
+			fail "$1: cputimers"
+		echo "$line" | awk '{ exit !($6 + $8 >= $10 - 2 && $2 >= $10 / 4) }' ||
+			fail "$1: the program's timers: $line"
+	done
+	echo "$1: the program's own timers in snapshots, 3 runs, the last: $line"
 }
 
 runs "idle" 20
@@ -65,6 +82,7 @@ runs "beside $(nproc) CPU hogs" 20
 runs "beside $(nproc) CPU hogs, snapshots" 10 --sampling snapshot
 runs "beside $(nproc) CPU hogs, snapshots, signals it ignores" 5 --sampling snapshot -- ignored
 timers "beside $(nproc) CPU hogs"
+timers_snapshot "beside $(nproc) CPU hogs"
 if [ ${#asuser[@]} -gt 0 ]; then
 	runs "as nobody beside $(nproc) CPU hogs" 5 --nobody
 	runs "as nobody beside $(nproc) CPU hogs, snapshots" 5 --nobody --sampling snapshot
