@@ -9,7 +9,12 @@
 { echo "Time [s];Power [W]"; awk 'BEGIN { for (i = 0; i <= 30; i++) printf "%.2f;%.3f\n", i * 0.05, 10 + 5 * i }'; } >"$T/rel.csv"
 "$PPERF" merge "$T/p.data" "$T/rel.csv" --clock relative --offset 0.1 --column 'Power [W]' \
 	--name usb -o "$T/m.data" 2>"$T/err" || fail "merge: $(cat "$T/err")"
-grep -q "samples lie outside the log (.* before its first reading" "$T/err" || fail "no warning on the first 0.1 s: $(cat "$T/err")"
+# (samples in the first 0.1 s only if the program got a CPU then: on a loaded machine it may not)
+early=$(awk '/ sample / && $3 < 0.1 { n++ } END { print n + 0 }' "$T/dump0")
+if [ "$early" -gt 0 ]; then
+	grep -q "samples lie outside the log ($early before its first reading" "$T/err" ||
+		fail "no warning on the $early samples of the first 0.1 s: $(cat "$T/err")"
+fi
 "$PPERF" dump "$T/m.data" >"$T/dump" || fail "dump merged"
 grep -q "#0 'usb' unit 'W' instant system backend 'merge' scale 0.001" "$T/dump" || fail "channel: $(grep channel "$T/dump")"
 # Everything else is as it was.
