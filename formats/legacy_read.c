@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../lib/util.h"
+#include "reader_impl.h"
 
 #define WINDOW (256 * 1024)
 #define MAX_THREADS (1u << 20) /* in one sample */
@@ -497,7 +498,7 @@ static void make_sample(struct legacy_reader *lr, struct profile_record *rec)
 		double dt = lr->time > lr->prev_time ? (double)(lr->time - lr->prev_time) / 1e9 : 0;
 
 		lr->delta = lr->have_prev_value ?
-				    ((double)lr->prev_value + (double)lr->value) / 2 * 1e-6 * dt :
+				    profile_instant_increase(lr->prev_value, lr->value, 1e-6, dt) :
 				    0;
 		rec->sample.values = &lr->value;
 		rec->sample.deltas = &lr->delta;
@@ -706,3 +707,56 @@ void legacy_close(struct legacy_reader *lr)
 	free(lr->pending_end);
 	free(lr);
 }
+
+/* The decoder behind profile_reader_open() (reader_impl.h), over the functions above. */
+static int ops_read(void *lr, struct profile_record *rec)
+{
+	return legacy_read(lr, rec);
+}
+
+static int ops_truncated(const void *lr)
+{
+	return legacy_truncated(lr);
+}
+
+static void ops_quiet(void *lr)
+{
+	legacy_quiet(lr);
+}
+
+static uint64_t ops_offset(const void *lr)
+{
+	return legacy_offset(lr);
+}
+
+static const struct profile_meta *ops_meta(const void *lr)
+{
+	return legacy_meta(lr);
+}
+
+static uint32_t ops_nr_channels(const void *lr)
+{
+	return legacy_nr_channels(lr);
+}
+
+static const struct profile_channel *ops_channel(const void *lr, uint32_t i)
+{
+	return legacy_channel(lr, i);
+}
+
+static void ops_close(void *lr)
+{
+	legacy_close(lr);
+}
+
+const struct reader_ops legacy_reader_ops = {
+	.format = PROFILE_FORMAT_LEGACY,
+	.read = ops_read,
+	.truncated = ops_truncated,
+	.quiet = ops_quiet,
+	.offset = ops_offset,
+	.meta = ops_meta,
+	.nr_channels = ops_nr_channels,
+	.channel = ops_channel,
+	.close = ops_close,
+};

@@ -324,4 +324,14 @@ uint32_t profile_reader_nr_channels(const struct profile_reader *r);
 const struct profile_channel *profile_reader_channel(const struct profile_reader *r, uint32_t i);
 void profile_reader_close(struct profile_reader *r);
 
+/*
+ * An instant channel's increase over an interval of dt_s seconds between two readings (raw
+ * values, times scale): the trapezoid of the two, so that watts become joules. Every reader
+ * integrates readings through this one rule.
+ */
+static inline double profile_instant_increase(int64_t prev, int64_t cur, double scale, double dt_s)
+{
+	return ((double)prev + (double)cur) / 2 * scale * dt_s;
+}
+
 #endif
