@@ -68,14 +68,17 @@ int cputimer_create(pid_t via, uint64_t insn, pid_t tid, uint64_t period_ns, uin
 		ret = -ESRCH;
 	} else {
 		int sig = extra->signal;
+		siginfo_t info = extra->info;
 
 		args[0] = id;
 		args[1] = 0;
 		args[2] = (long)mem;
 		args[3] = 0;
 		ret = inject_syscall(via, insn, SYS_timer_settime, args, &own, extra);
-		if (!extra->signal)
+		if (!extra->signal) {
 			extra->signal = sig;
+			extra->info = info;
+		}
 	}
 	if (ret < 0) {
 		if (!extra->gone_status) {

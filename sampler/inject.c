@@ -192,8 +192,11 @@ long inject_syscall(pid_t tid, uint64_t insn, long nr, const long args[6],
 		}
 		/* A signal of the program's arrived before the step (its delivery-stop): kept
 		 * for later; pperf's own, dropped; any other stop, stepped on from. */
-		if (status >> 16 == 0 && !is_own(tid, WSTOPSIG(status), own))
+		if (status >> 16 == 0 && !is_own(tid, WSTOPSIG(status), own)) {
 			extra->signal = WSTOPSIG(status);
+			if (ptrace(PTRACE_GETSIGINFO, tid, 0, &extra->info) < 0)
+				memset(&extra->info, 0, sizeof(extra->info));
+		}
 	}
 	if (arch_set_regs(tid, &saved) < 0)
 		return -ESRCH;

@@ -8,6 +8,7 @@
 #ifndef PPERF_INJECT_H
 #define PPERF_INJECT_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -25,6 +26,8 @@ struct inject_own {
 /* What happened to the thread while it made the call, beyond the call itself. */
 struct inject_extra {
 	int signal;	 /* a signal of the program's that arrived meanwhile: deliver it later */
+	siginfo_t info;	 /* ... as the kernel queued it (its sender, value, timer), to be put back
+			    with PTRACE_SETSIGINFO when it is delivered from another stop */
 	int gone_status; /* when the thread ended (or reported its exit) meanwhile: its wait
 			    status, which the caller handles as any other; 0 otherwise */
 };

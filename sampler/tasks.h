@@ -2,6 +2,7 @@
 #ifndef PPERF_TASKS_H
 #define PPERF_TASKS_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -24,6 +25,7 @@ struct task {
 	enum task_state state;
 	uint32_t slot;	     /* its slot in the profile */
 	int pending_sig;     /* a signal of the program to deliver when resumed */
+	siginfo_t pending_info; /* its siginfo, if pending_info.si_signo == pending_sig */
 	int interrupted;     /* a PTRACE_INTERRUPT was sent and its stop not seen yet */
 	int to_ask;	     /* to be interrupted for the current sample */
 	int waited;	     /* the current sample waits for this task's stop */

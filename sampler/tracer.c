@@ -269,6 +269,19 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 }
 
 /*
+ * Before a task is let go with its pending signal: the signal's siginfo, put back. The stop it
+ * is let go from may be another than the one that reported the signal (the single step of a
+ * call made through it, sampler/inject.h), and the kernel would deliver it as sent by pperf
+ * with kill() (SI_USER), without its value: a program's own timer signal seen as foreign. At
+ * a stop that is no signal-delivery-stop there is no siginfo to set (EINVAL): nothing to do.
+ */
+static void restore_siginfo(struct task *task)
+{
+	if (task->pending_sig && task->pending_info.si_signo == task->pending_sig)
+		ptrace(PTRACE_SETSIGINFO, task->tid, 0, &task->pending_info);
+}
+
+/*
  * Let a task we hold go: back into the program's group-stop, or running with its signal. ESRCH
  * means it is in no ptrace-stop any more (killed meanwhile: its exit is on its way); any other
  * failure would leave it stopped, and is said.
@@ -284,6 +297,7 @@ static void resume_task(struct tracer *t, struct task *task)
 		warning("thread %d was not in a group-stop (%s): resumed", (int)task->tid,
 			strerror(errno));
 	}
+	restore_siginfo(task);
 	if (ptrace(PTRACE_CONT, task->tid, 0, (long)task->pending_sig) < 0 && errno != ESRCH)
 		warning("cannot resume thread %d: %s: the program may hang", (int)task->tid,
 			strerror(errno));
@@ -348,8 +362,10 @@ static void task_stopped(struct tracer *t, struct task *task, int group_stop)
  */
 static int injected(struct tracer *t, struct task *task, const struct inject_extra *ex)
 {
-	if (ex->signal && !task->pending_sig)
+	if (ex->signal && !task->pending_sig) {
 		task->pending_sig = ex->signal;
+		task->pending_info = ex->info;
+	}
 	if (!ex->gone_status)
 		return 0;
 	handle_status(t, task->tid, ex->gone_status);
@@ -671,6 +687,8 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 		if (call_restart(task->proc->pid, tid, sig) < 0)
 			return;
 		task->pending_sig = sig;
+		if (ptrace(PTRACE_GETSIGINFO, tid, 0, &task->pending_info) < 0)
+			memset(&task->pending_info, 0, sizeof(task->pending_info));
 		t->st.foreign_signals++;
 		task_stopped(t, task, 0);
 		return;
@@ -1385,6 +1403,7 @@ static void detach_all(struct tracer *t)
 					continue; /* ended meanwhile */
 				/* ESRCH: no longer stopped (killed meanwhile): still ours until
 				 * its exit is reported. */
+				restore_siginfo(task);
 				if (ptrace(PTRACE_DETACH, task->tid, 0, (long)task->pending_sig) < 0)
 					continue;
 				p = task_remove(&t->tt, task);

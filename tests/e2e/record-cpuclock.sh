@@ -6,11 +6,15 @@
 # serial: the energy check is blurred further by the other tests' load (see there).
 . "$(dirname "$0")/lib.sh"
 S=$PROGS/sigmask
+# A thread sampled by stops is stopped at the sampling instants, and a stop of a thread that
+# waits for its CPU waits with it: beside two CPU hogs the sampler reached 35-60 % of its
+# instants here, and fewer in the suite (hot() got under 20 samples of a 1 s run once), so
+# 2 s and a few samples of each function (none at all if the thread were not sampled).
 
-"$PPERF" record -q -o "$T/b.data" -- "$S" blocked 1 >"$T/out" || fail "record blocked exited $?"
+"$PPERF" record -q -o "$T/b.data" -- "$S" blocked 2 >"$T/out" || fail "record blocked exited $?"
 grep -qx 'pending 0' "$T/out" || fail "a signal of pperf's was pending in a thread that blocks all: $(cat "$T/out")"
 "$PPERF" report --format csv --sort sym "$T/b.data" >"$T/rep" || fail "report"
-awk -F, '$4 == "hot" && $2 >= 20 { h = 1 } $4 == "warm" && $2 >= 5 { w = 1 } END { exit !(h && w) }' \
+awk -F, '$4 == "hot" && $2 >= 10 { h = 1 } $4 == "warm" && $2 >= 3 { w = 1 } END { exit !(h && w) }' \
 	"$T/rep" || fail "the thread that blocks all signals was not sampled: $(cat "$T/rep")"
 
 "$S" own 1 >"$T/alone" || fail "sigmask own alone"
@@ -21,12 +25,15 @@ read -r _ own _ foreign <"$T/out"
 # its own timer is a wall-clock one: as many deliveries as alone, give or take a few percent
 [ "$own" -ge $((own_alone * 9 / 10)) ] || fail "the program got $own of its own signals, $own_alone alone"
 
-"$PPERF" record -q -o "$T/s.data" -- "$S" seccomp 1 >"$T/out" 2>"$T/err"
+"$PPERF" record -q -o "$T/s.data" -- "$S" seccomp 2 >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc = 0 ] && grep -qx alive "$T/out" || fail "a seccomp-filtered program exited $rc under pperf: $(cat "$T/err")"
 grep -q 'seccomp' "$T/err" || fail "no word of the seccomp fallback: $(cat "$T/err")"
-"$PPERF" report --format csv --sort sym "$T/s.data" | awk -F, '$4 == "hot" && $2 >= 20 { f = 1 } END { exit !f }' ||
-	fail "the seccomp-filtered thread was not sampled"
+"$PPERF" report --format csv --sort sym "$T/s.data" >"$T/rep" || fail "report seccomp"
+awk -F, '$4 == "hot" && $2 >= 10 { f = 1 } END { exit !f }' "$T/rep" ||
+	fail "the seccomp-filtered thread was not sampled: $(head -5 "$T/rep")
+$(cat "$T/err")
+$("$PPERF" info "$T/s.data" | sed -n '/^# totals/,$p')"
 
 "$PPERF" info "$T/o.data" | grep -q "each thread at its CPU clock's ticks" || fail "info does not say the mode"
 "$PPERF" record -q --sampling snapshot -o "$T/n.data" -- "$S" own 0.2 >/dev/null || fail "record --sampling snapshot"
