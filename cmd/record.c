@@ -330,7 +330,7 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 	struct profile_meta meta = { 0 };
 	struct outfile out = { .fd = -1 };
 	struct tracer *t;
-	int status, fd = -1, ret;
+	int status, fd = -1, ret = EXIT_FAIL;
 	const char *cmd = a->name;
 	char **attach_argv = NULL;
 
@@ -345,7 +345,7 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 
 	for (size_t i = 0; i < a->nr_pmu_specs; i++)
 		if (pmu_set_add(&pmus, a->pmu_specs[i]) < 0)
-			return EXIT_FAIL;
+			goto out;
 
 	if (a->output) {
 		/*
@@ -355,7 +355,7 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 		 * previous profile becomes FILE.old then, unless the flags say otherwise.
 		 */
 		if (outfile_open(&out, a->output, a->outfile_flags, NULL) < 0)
-			return EXIT_FAIL;
+			goto out;
 		fd = out.fd;
 		if (fd == STDOUT_FILENO)
 			a->topt.child_stdout_fd = STDERR_FILENO; /* keep the stream clean */
@@ -382,7 +382,7 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 		writer = profile_writer_open(fd, a->output, &meta);
 		if (!writer) {
 			outfile_abort(&out);
-			return EXIT_FAIL;
+			goto out;
 		}
 		for (uint32_t i = 0; i < pmus.nr_channels; i++) {
 			const struct pmu_channel *c = pmu_set_channel(&pmus, i);
@@ -401,7 +401,7 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 			if (profile_write(writer, &rec) < 0) {
 				profile_writer_close(writer);
 				outfile_abort(&out);
-				return EXIT_FAIL;
+				goto out;
 			}
 		}
 	}
@@ -419,7 +419,8 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 			profile_writer_close(writer);
 		if (a->output)
 			outfile_abort(&out);
-		return status;
+		ret = status;
+		goto out;
 	}
 	/* Recording has started: the profile takes its name (a failure leaves it where it is,
 	 * and says so; recording goes on). */
@@ -460,6 +461,7 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 		warn_missed(tracer_stats(t), a->topt.sched_policy, a->topt.cpu_clock);
 	*stats = *tracer_stats(t);
 	tracer_free(t);
+out:
 	pmu_set_close(&pmus);
 	for (size_t i = 0; i < a->nr_pmu_specs; i++)
 		free(a->pmu_specs[i]);

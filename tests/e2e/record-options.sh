@@ -47,3 +47,12 @@ grep -q "^error: cannot create '/nonexistent/dir/p.data': No such file or direct
 echo "hello" >"$T/text"
 "$PPERF" dump "$T/text" 2>"$T/e"; [ $? = 1 ] && grep -q "not a pperf profile" "$T/e" || fail "dump on text"
 true
+# A recording that fails to start with PMU channels open says one line and frees them (under
+# ASan a leak would change the exit status and add a report).
+"$PPERF" record -q -e task-clock -o "$T/x.data" -- "$T/no-such-command" 2>"$T/e"
+expect_eq "exit status of a command not found, with -e" "$?" 127
+expect_eq "its message" "$(wc -l <"$T/e")" 1
+"$PPERF" record -q -e task-clock -o "$T/no-dir/x.data" -- true 2>"$T/e"
+expect_eq "exit status of an output that cannot be made, with -e" "$?" 1
+expect_eq "its message" "$(wc -l <"$T/e")" 1
+true
