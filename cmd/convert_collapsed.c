@@ -72,22 +72,16 @@ static void append(struct collapse *c, const char *s)
 	c->buf[c->len] = '\0';
 }
 
+static void append_named(void *ctx, const char *name, const char *dso)
+{
+	(void)dso;
+	append(ctx, name);
+}
+
 /* The frame at addr, and with --inline the functions inlined there, outermost first. */
 static void append_frame(struct collapse *c, struct symbolizer *sym, uint32_t pid, uint64_t addr)
 {
-	struct sym_result r;
-	char name[512];
-
-	symbolizer_lookup(sym, pid, addr, &r);
-	if (r.sym)
-		snprintf(name, sizeof(name), "%s", r.sym);
-	else if (r.dso_name[0] == '[')
-		snprintf(name, sizeof(name), "%s", r.dso_name);
-	else
-		snprintf(name, sizeof(name), "[%s]", r.dso_name);
-	append(c, name);
-	for (int i = c->inline_frames && r.sym ? r.nr_inline : 0; i-- > 0;)
-		append(c, r.inline_fn[i] ? r.inline_fn[i] : "[inlined]");
+	sym_frames(sym, pid, addr, c->inline_frames, append_named, c);
 }
 
 static uint64_t hash_str(const char *s)

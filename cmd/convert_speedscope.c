@@ -156,16 +156,17 @@ static void push(struct speedscope *c, uint32_t frame)
 	c->stack[c->stack_len++] = frame;
 }
 
+static void push_named(void *ctx, const char *name, const char *dso)
+{
+	struct speedscope *c = ctx;
+
+	push(c, frame_index(c, name, dso));
+}
+
 /* The frame at addr, and with --inline the functions inlined there, outermost first. */
 static void push_frames(struct speedscope *c, struct symbolizer *sym, uint32_t pid, uint64_t addr)
 {
-	struct sym_result r;
-	char buf[512];
-
-	symbolizer_lookup(sym, pid, addr, &r);
-	push(c, frame_index(c, sym_frame_name(&r, buf, sizeof(buf)), r.dso));
-	for (int i = c->inline_frames && r.sym ? r.nr_inline : 0; i-- > 0;)
-		push(c, frame_index(c, r.inline_fn[i] ? r.inline_fn[i] : "[inlined]", r.dso));
+	sym_frames(sym, pid, addr, c->inline_frames, push_named, c);
 }
 
 /* The channel of --weight, once the profile's channels are known. */

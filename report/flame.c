@@ -118,16 +118,17 @@ static void push(struct flame *f, uint32_t frame)
 	f->path[f->path_len++] = frame;
 }
 
+static void push_named(void *ctx, const char *name, const char *dso)
+{
+	struct flame *f = ctx;
+
+	push(f, flame_frame(f, name, dso));
+}
+
 /* The frame at addr, and with FLAME_INLINE the functions inlined there, outermost first. */
 static void push_frames(struct flame *f, struct symbolizer *sym, uint32_t pid, uint64_t addr)
 {
-	struct sym_result r;
-	char buf[512];
-
-	symbolizer_lookup(sym, pid, addr, &r);
-	push(f, flame_frame(f, sym_frame_name(&r, buf, sizeof(buf)), r.dso));
-	for (int i = (f->flags & FLAME_INLINE) && r.sym ? r.nr_inline : 0; i-- > 0;)
-		push(f, flame_frame(f, r.inline_fn[i] ? r.inline_fn[i] : "[inlined]", r.dso));
+	sym_frames(sym, pid, addr, f->flags & FLAME_INLINE, push_named, f);
 }
 
 uint32_t flame_add(struct flame *f, const struct walk_sample *s)

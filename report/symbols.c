@@ -920,3 +920,15 @@ const char *sym_frame_name(const struct sym_result *r, char *buf, size_t size)
 	snprintf(buf, size, "[%s]", r->dso_name);
 	return buf;
 }
+
+void sym_frames(struct symbolizer *s, uint32_t pid, uint64_t addr, int with_inline,
+		sym_frame_fn fn, void *ctx)
+{
+	struct sym_result r;
+	char buf[512];
+
+	symbolizer_lookup(s, pid, addr, &r);
+	fn(ctx, sym_frame_name(&r, buf, sizeof(buf)), r.dso);
+	for (int i = with_inline && r.sym ? r.nr_inline : 0; i-- > 0;)
+		fn(ctx, r.inline_fn[i] ? r.inline_fn[i] : "[inlined]", r.dso);
+}

@@ -77,4 +77,14 @@ void symbolizer_free(struct symbolizer *s);
  */
 const char *sym_frame_name(const struct sym_result *r, char *buf, size_t size);
 
+/*
+ * The frames at addr in process pid as the converters show them, outermost first: the
+ * function's (sym_frame_name()), then, with with_inline, each function inlined there, down to
+ * the innermost ("[inlined]" where its name is unknown); fn gets each name with the mapped
+ * file's path.
+ */
+typedef void (*sym_frame_fn)(void *ctx, const char *name, const char *dso);
+void sym_frames(struct symbolizer *s, uint32_t pid, uint64_t addr, int with_inline,
+		sym_frame_fn fn, void *ctx);
+
 #endif
