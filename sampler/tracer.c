@@ -22,12 +22,9 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
-#include <sys/uio.h>
-#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <elf.h>
 #include <linux/ptrace.h>
 
 #include "../arch/arch.h"
