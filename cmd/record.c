@@ -14,6 +14,7 @@
 #include "../lib/outfile.h"
 #include "../lib/util.h"
 #include "../pmu/pmu.h"
+#include "../sampler/perfclock.h"
 #include "../sampler/procfs.h"
 #include "../sampler/tracer.h"
 #include "cmd.h"
@@ -43,8 +44,11 @@ static const char record_usage[] =
 	"                         record each stopped thread's registers and the top SIZE\n"
 	"                         bytes of its stack (default 8192, at most 65528), unwound\n"
 	"                         later with the ELF files' call frame information\n"
-	"      --sampling cpu     sample each thread at the ticks of its own CPU clock (the\n"
-	"                         default without --pmu and -e)\n"
+	"      --sampling cpu     sample each thread at steps of its own CPU clock (the default\n"
+	"                         without --pmu and -e): exact steps of its task clock where\n"
+	"                         perf_event_open allows, else the ticks of a CPU-clock timer\n"
+	"      --sampling ticks   the ticks of a CPU-clock timer in each thread, even where\n"
+	"                         the task clock could be had\n"
 	"      --sampling snapshot\n"
 	"                         stop every thread at once at each sampling instant (the\n"
 	"                         default with --pmu or -e, and upstream pperf's way)\n"
@@ -188,10 +192,12 @@ static void parse_args(struct record_args *a, int argc, char **argv, int *cmd_at
 		case OPT_SAMPLING:
 			if (!strcmp(optarg, "cpu"))
 				a->sampling = SAMPLING_CPU;
+			else if (!strcmp(optarg, "ticks"))
+				a->sampling = SAMPLING_TICKS;
 			else if (!strcmp(optarg, "snapshot"))
 				a->sampling = SAMPLING_SNAPSHOT;
 			else
-				usage_error(cmd, "--sampling takes 'cpu' or 'snapshot', not '%s'",
+				usage_error(cmd, "--sampling takes 'cpu', 'ticks' or 'snapshot', not '%s'",
 					    optarg);
 			break;
 		case OPT_FIFO:
@@ -231,8 +237,8 @@ static void warn_missed(const struct tracer_stats *st, int rt, int cpu_clock)
 		   : "try a lower -F, --fifo 1 or --core-isolation");
 }
 
-static void print_stats(const struct tracer_stats *st, double freq, const char *out,
-			uint64_t bytes)
+static void print_stats(const struct tracer_stats *st, const struct record_args *a,
+			const char *out, uint64_t bytes)
 {
 	double wall = (double)st->wall_ns / 1e9;
 
@@ -241,8 +247,8 @@ static void print_stats(const struct tracer_stats *st, double freq, const char *
 		(unsigned long long)st->samples, (unsigned long long)st->samples_ideal,
 		(unsigned long long)st->missed);
 	fprintf(stderr, "pperf: frequency   %12.2f Hz (target %.2f Hz, %.1f%%)\n",
-		wall > 0 ? (double)st->samples / wall : 0.0, freq,
-		wall > 0 ? 100.0 * (double)st->samples / wall / freq : 0.0);
+		wall > 0 ? (double)st->samples / wall : 0.0, a->freq,
+		wall > 0 ? 100.0 * (double)st->samples / wall / a->freq : 0.0);
 	fprintf(stderr, "pperf: stopped     %12.3f ms (%.1f us per sample, %.1f us at most)\n",
 		(double)st->stopped_ns / 1e6,
 		st->samples ? (double)st->stopped_ns / 1e3 / (double)st->samples : 0.0,
@@ -255,10 +261,16 @@ static void print_stats(const struct tracer_stats *st, double freq, const char *
 		st->samples ? (double)st->thread_samples / (double)st->samples : 0.0,
 		(unsigned long long)st->thread_samples, (unsigned long long)st->oncpu_samples,
 		(unsigned long long)st->asleep_samples);
-	fprintf(stderr, "pperf: CPU clocks  %12llu thread-samples at their ticks (%llu threads timed, "
-		"%llu refused)\n",
+	fprintf(stderr, "pperf: CPU clocks  %12llu thread-samples at their steps (%llu threads timed: "
+		"%llu on the task clock, %llu at CPU-clock timers' ticks; %llu refused)\n",
 		(unsigned long long)st->timer_samples, (unsigned long long)st->timer_threads,
+		(unsigned long long)st->task_clock_threads,
+		(unsigned long long)(st->timer_threads - st->task_clock_threads),
 		(unsigned long long)st->timer_refused);
+	if (a->task_clock_errno)
+		fprintf(stderr, "pperf: task clock  %12s (perf_event_open: %s; kernel-mode samples "
+			"need root, CAP_PERFMON or kernel.perf_event_paranoid <= 1)\n",
+			"refused", strerror(a->task_clock_errno));
 	fprintf(stderr, "pperf: signals     %12llu of the program passed through\n",
 		(unsigned long long)st->foreign_signals);
 	if (out)
@@ -374,8 +386,22 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 		meta.flags |= META_CALL_GRAPH;
 	/* Each thread on its CPU clock, unless asked for, or with channels (a system-wide reading
 	 * is shared out per interval: snapshots give intervals of a period, ticks of HZ). */
-	a->topt.cpu_clock = a->sampling == SAMPLING_CPU ||
-			    (a->sampling == SAMPLING_AUTO && pmus.nr_channels == 0);
+	a->topt.cpu_clock = a->sampling == SAMPLING_TICKS ? CPU_CLOCK_TICKS :
+			    a->sampling == SAMPLING_CPU ||
+					    (a->sampling == SAMPLING_AUTO && pmus.nr_channels == 0) ?
+						    CPU_CLOCK_EXACT :
+						    CPU_CLOCK_NONE;
+	if (a->topt.cpu_clock == CPU_CLOCK_EXACT) {
+		/* exact steps of each thread's task clock, where the kernel gives them */
+		int err = perfclock_usable();
+
+		if (err < 0) {
+			a->topt.cpu_clock = CPU_CLOCK_TICKS;
+			a->task_clock_errno = -err;
+		} else {
+			meta.flags |= META_TASK_CLOCK;
+		}
+	}
 	if (a->topt.cpu_clock)
 		meta.flags |= META_CPU_CLOCK;
 	if (fd >= 0) {
@@ -446,7 +472,7 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 				ret = EXIT_FAIL;
 		}
 		if (pperf_verbose && !a->own_stats)
-			print_stats(tracer_stats(t), a->freq, where, bytes);
+			print_stats(tracer_stats(t), a, where, bytes);
 		else if (!a->quiet && !a->own_stats)
 			fprintf(stderr, "pperf: recorded %llu samples (%llu thread-samples) to '%s', "
 					"%.1f KiB\n",
@@ -455,7 +481,7 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 				where, (double)bytes / 1024);
 		free(where);
 	} else if (pperf_verbose && !a->own_stats) {
-		print_stats(tracer_stats(t), a->freq, NULL, 0);
+		print_stats(tracer_stats(t), a, NULL, 0);
 	}
 	if (!a->quiet)
 		warn_missed(tracer_stats(t), a->topt.sched_policy, a->topt.cpu_clock);

@@ -10,7 +10,7 @@
 
 #include "../sampler/tracer.h"
 
-enum { SAMPLING_AUTO, SAMPLING_CPU, SAMPLING_SNAPSHOT };
+enum { SAMPLING_AUTO, SAMPLING_CPU, SAMPLING_TICKS, SAMPLING_SNAPSHOT };
 
 struct record_args {
 	const char *name;	 /* the command in messages ("record"; "" for upstream's) */
@@ -19,6 +19,7 @@ struct record_args {
 	int no_output, quiet;
 	int own_stats;		 /* the caller prints the statistics: record_run() says nothing */
 	int sampling;		 /* SAMPLING_* */
+	int task_clock_errno;	 /* why --sampling cpu could not have the task clock, or 0 */
 	double freq;
 	pid_t pid;		 /* -p: attach to it */
 	struct tracer_options topt;

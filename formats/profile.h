@@ -62,7 +62,9 @@ enum profile_meta_flags {
 	META_LEGACY = 1 << 2,	/* read from a legacy upstream pperf profile */
 	META_RANDOMIZED = 1 << 3,
 	META_CALL_GRAPH = 1 << 4, /* call stacks were recorded (-g or --call-graph dwarf) */
-	META_CPU_CLOCK = 1 << 5,  /* threads sampled at the ticks of their CPU clocks */
+	META_CPU_CLOCK = 1 << 5,  /* threads sampled at steps of their CPU clocks */
+	META_TASK_CLOCK = 1 << 6, /* ... at exact steps of their task clocks, where they could
+				     have them; at CPU-clock timers' ticks otherwise */
 };
 
 struct profile_meta {

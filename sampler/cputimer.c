@@ -103,40 +103,8 @@ int cputimer_drain(pid_t via, pid_t pid, uint64_t insn, uint64_t cookie,
 		   struct inject_extra *extra)
 {
 	const struct inject_own own = { CPUTIMER_SIGNAL, cookie };
-	struct k_siginfo_timer info;
-	struct timespec zero = { 0, 0 };
-	uint64_t set = 1ULL << (CPUTIMER_SIGNAL - 1), mem;
-	int taken = 0;
 
-	*extra = (struct inject_extra){ 0 };
-	/* a thread-directed timer signal is queued for the thread alone: at most a few */
-	for (int i = 0; i < 4; i++) {
-		long args[6] = { 0 }, ret;
-
-		if (inject_scratch(via, sizeof(info) + 32, &mem) < 0 ||
-		    inject_write(via, mem, &set, sizeof(set)) < 0 ||
-		    inject_write(via, mem + 8, &zero, sizeof(zero)) < 0)
-			return taken;
-		args[0] = (long)mem;
-		args[1] = (long)(mem + 32);
-		args[2] = (long)(mem + 8);
-		args[3] = sizeof(set);
-		ret = inject_syscall(via, insn, SYS_rt_sigtimedwait, args, &own, extra);
-		if (ret != CPUTIMER_SIGNAL || inject_read(via, mem + 32, &info, sizeof(info)) < 0)
-			return taken;
-		if (info.code == K_SI_TIMER && info.value == cookie) {
-			taken++;
-			continue;
-		}
-		/* the program's own: back in its queue, as it was */
-		args[0] = pid;
-		args[1] = via;
-		args[2] = CPUTIMER_SIGNAL;
-		args[3] = (long)(mem + 32);
-		inject_syscall(via, insn, SYS_rt_tgsigqueueinfo, args, &own, extra);
-		return taken;
-	}
-	return taken;
+	return inject_drain(via, pid, insn, &own, K_SI_TIMER, extra);
 }
 
 int cputimer_is_ours(pid_t tid, uint64_t cookie)
@@ -151,7 +119,7 @@ int cputimer_is_ours(pid_t tid, uint64_t cookie)
 int cputimer_status(pid_t pid, pid_t tid, struct cputimer_status *st)
 {
 	char path[64], buf[4096], *p;
-	unsigned long long blocked = 0;
+	unsigned long long blocked = 0, pending = 0;
 
 	*st = (struct cputimer_status){ 0 };
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
@@ -159,7 +127,11 @@ int cputimer_status(pid_t pid, pid_t tid, struct cputimer_status *st)
 		return -1;
 	if ((p = strstr(buf, "\nSigBlk:")))
 		blocked = strtoull(p + 8, NULL, 16);
+	if ((p = strstr(buf, "\nSigPnd:")))
+		pending = strtoull(p + 8, NULL, 16);
 	st->blocked = !!(blocked & (1ULL << (CPUTIMER_SIGNAL - 1)));
+	st->trap_blocked = !!(blocked & (1ULL << (SIGTRAP - 1)));
+	st->trap_pending = !!(pending & (1ULL << (SIGTRAP - 1)));
 	if ((p = strstr(buf, "\nSeccomp:")))
 		st->filtered = atoi(p + 9) != 0;
 	return 0;

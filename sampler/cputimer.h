@@ -47,6 +47,7 @@ int cputimer_is_ours(pid_t tid, uint64_t cookie);
  * call filters (seccomp) apply to it, which might kill it for a call it never makes itself. */
 struct cputimer_status {
 	int blocked, filtered;
+	int trap_blocked, trap_pending; /* SIGTRAP (perfclock.h): blocked; queued for the thread */
 };
 int cputimer_status(pid_t pid, pid_t tid, struct cputimer_status *st);
 

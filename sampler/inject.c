@@ -7,8 +7,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/auxv.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -139,6 +141,51 @@ static int is_own(pid_t tid, int sig, const struct inject_own *own)
 
 	return own && sig == own->signo && ptrace(PTRACE_GETSIGINFO, tid, 0, &info) == 0 &&
 	       info.value == own->value;
+}
+
+int inject_drain(pid_t via, pid_t pid, uint64_t insn, const struct inject_own *own, int code,
+		 struct inject_extra *extra)
+{
+	/* the kernel's siginfo: a timer's value and a perf event's data lie at the same place */
+	struct {
+		int32_t signo, err, code, pad;
+		uint64_t word;
+		uint64_t value;
+		uint8_t rest[128 - 32];
+	} info;
+	struct timespec zero = { 0, 0 };
+	uint64_t set = 1ULL << (own->signo - 1), mem;
+	int taken = 0;
+
+	*extra = (struct inject_extra){ 0 };
+	/* a thread-directed signal is queued for the thread alone: at most a few */
+	for (int i = 0; i < 4; i++) {
+		long args[6] = { 0 }, ret;
+
+		if (inject_scratch(via, sizeof(info) + 32, &mem) < 0 ||
+		    inject_write(via, mem, &set, sizeof(set)) < 0 ||
+		    inject_write(via, mem + 8, &zero, sizeof(zero)) < 0)
+			return taken;
+		args[0] = (long)mem;
+		args[1] = (long)(mem + 32);
+		args[2] = (long)(mem + 8);
+		args[3] = sizeof(set);
+		ret = inject_syscall(via, insn, SYS_rt_sigtimedwait, args, own, extra);
+		if (ret != own->signo || inject_read(via, mem + 32, &info, sizeof(info)) < 0)
+			return taken;
+		if (info.code == code && info.value == own->value) {
+			taken++;
+			continue;
+		}
+		/* the program's own: back in its queue, as it was */
+		args[0] = pid;
+		args[1] = via;
+		args[2] = own->signo;
+		args[3] = (long)(mem + 32);
+		inject_syscall(via, insn, SYS_rt_tgsigqueueinfo, args, own, extra);
+		return taken;
+	}
+	return taken;
 }
 
 int inject_scratch(pid_t tid, size_t size, uint64_t *addr)

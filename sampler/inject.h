@@ -42,6 +42,15 @@ struct inject_extra {
 long inject_syscall(pid_t tid, uint64_t insn, long nr, const long args[6],
 		    const struct inject_own *own, struct inject_extra *extra);
 
+/*
+ * Take pperf's own signals (own->signo, with si_code `code` and own->value) still queued for
+ * stopped thread `via` of process pid, so that none reaches the program once it is let go: a
+ * signal the thread blocks stays queued however the thread is resumed. One of the program's
+ * own (another code or value) is queued back as it was. Returns how many were taken.
+ */
+int inject_drain(pid_t via, pid_t pid, uint64_t insn, const struct inject_own *own, int code,
+		 struct inject_extra *extra);
+
 /* Scratch memory in a stopped thread: an address below its stack pointer and red zone, where
  * `size` bytes may be written while it is held (-1 on failure). */
 int inject_scratch(pid_t tid, size_t size, uint64_t *addr);

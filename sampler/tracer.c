@@ -32,6 +32,7 @@
 #include "cputimer.h"
 #include "inject.h"
 #include "maps.h"
+#include "perfclock.h"
 #include "procfs.h"
 #include "restart.h"
 #include "tasks.h"
@@ -107,6 +108,9 @@ struct tracer {
 	size_t thr_alloc;
 	int warned_timeout, warned_pmu, warned_timer;
 	uint64_t cookie; /* the value our CPU-clock timers' signals carry */
+	/* the task clock (perfclock.h): 0 not tried yet, 1 in use, or the negative errno that
+	 * made it unavailable */
+	int task_clock;
 	int nr_cpus; /* the CPUs the program may run on */
 };
 
@@ -186,11 +190,13 @@ static struct task *new_task(struct tracer *t, pid_t pid, pid_t tid, int how, pi
 							.ptid = (uint32_t)ptid, .how = (uint32_t)how };
 		emit(t, &rec);
 	}
+	task->perf_fd = -1;
 	cputime_open(&task->cputime, pid, tid);
 	cputime_read(&task->cputime, &task->cpu_ns, NULL);
 	task->mark = stamp(t);
 	task->sched.switches = CPUTIME_NO_SWITCHES; /* no instant of its own yet */
-	if (t->o.cpu_clock && !task->proc->no_timers)
+	if (t->o.cpu_clock &&
+	    (!task->proc->no_timers || (t->o.cpu_clock == CPU_CLOCK_EXACT && t->task_clock >= 0)))
 		task->timer_state = TIMER_WANTED;
 	asleep_open(&task->asleep, pid, tid);
 	if (proc_read_comm(pid, tid, task->comm) < 0)
@@ -242,9 +248,11 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 	for (uint32_t i = 0; t->sample_open && task->taken && i < t->nts; i++)
 		if (t->ts[i].slot == task->slot)
 			t->ts[i].slot = SLOT_GONE;
+	if (task->perf_fd >= 0)
+		close(task->perf_fd);
 	/* Its timer outlives it in the process: deleted at the next chance (reap_timers()). */
-	if ((task->timer_state == TIMER_ARMED || task->timer_state == TIMER_UNARM) &&
-	    task->proc->nr_tasks > 1) {
+	else if ((task->timer_state == TIMER_ARMED || task->timer_state == TIMER_UNARM) &&
+		 task->proc->nr_tasks > 1) {
 		struct process *tp = task->proc;
 
 		ALLOC_GROW(tp->dead_timers, tp->dead_alloc, tp->nr_dead + 1);
@@ -387,6 +395,45 @@ static int reap_timers(struct tracer *t, struct task *via)
 }
 
 /*
+ * Give a task the kernel's task clock as its timer (perfclock.h), where perf_event_open()
+ * allows it: no call made inside the program, and instants at exact steps of its CPU time, not
+ * at scheduler ticks. Returns 1 if the task has it (or waits to, blocking its signal), 0 to go
+ * on with a CPU-clock timer: the first refusal that is not about this thread alone (out of
+ * file descriptors, gone) is kept, and the other threads go without.
+ */
+static int arm_task_clock(struct tracer *t, struct task *task)
+{
+	struct cputimer_status cs = { 0 };
+	int fd;
+
+	if (t->o.cpu_clock != CPU_CLOCK_EXACT || t->task_clock < 0)
+		return 0;
+	/* as for a timer's signal (arm_timer()): a SIGTRAP it blocks would stay queued */
+	if (task->state != TASK_NEW && cputimer_status(task->proc->pid, task->tid, &cs) == 0 &&
+	    cs.trap_blocked) {
+		task->clock_perf = 1;
+		task->timer_state = TIMER_BLOCKED;
+		return 1;
+	}
+	fd = perfclock_open(task->tid, t->period_ns, t->cookie);
+	if (fd < 0) {
+		if (fd != -EMFILE && fd != -ENFILE && fd != -ENOMEM && fd != -ESRCH &&
+		    t->task_clock == 0) {
+			t->task_clock = fd;
+			t->st.task_clock_errno = -fd;
+		}
+		return 0;
+	}
+	task->perf_fd = fd;
+	task->clock_perf = 1;
+	task->timer_state = TIMER_ARMED;
+	t->task_clock = 1;
+	t->st.task_clock_threads++;
+	t->st.timer_threads++;
+	return 1;
+}
+
+/*
  * Give a task its CPU-clock timer, made by the task itself in its current stop: an interrupt
  * or a new task's first stop, which the kernel takes in its signal handling, where the task's
  * registers can be borrowed for a call and put back (not an event stop inside a system call,
@@ -399,6 +446,9 @@ static int arm_timer(struct tracer *t, struct task *task)
 	struct inject_extra ex = { 0 };
 	int id;
 
+	if (arm_task_clock(t, task))
+		return 0;
+	task->clock_perf = 0;
 	if (!p->insn_known) {
 		p->syscall_insn = inject_find_syscall(p->pid);
 		p->insn_known = 1;
@@ -456,6 +506,26 @@ static int disarm_timer(struct tracer *t, struct task *task)
 	if (task->timer_state != TIMER_ARMED && task->timer_state != TIMER_UNARM)
 		return 0;
 	task->timer_state = TIMER_NONE;
+	if (task->perf_fd >= 0) {
+		/* A signal of it still queued, which a thread that blocks SIGTRAP would see
+		 * (sigpending), is taken back; one not blocked is taken at the thread's next stop,
+		 * which it reaches at once (detach_all()). */
+		const struct inject_own own = { SIGTRAP, t->cookie };
+		struct cputimer_status cs;
+
+		close(task->perf_fd);
+		task->perf_fd = -1;
+		if (cputimer_status(p->pid, task->tid, &cs) < 0 || !cs.trap_pending || !cs.trap_blocked)
+			return 0;
+		if (!p->insn_known) {
+			p->syscall_insn = inject_find_syscall(p->pid);
+			p->insn_known = 1;
+		}
+		if (!p->syscall_insn || cs.filtered)
+			return 0;
+		inject_drain(task->tid, p->pid, p->syscall_insn, &own, PERFCLOCK_CODE, &ex);
+		return injected(t, task, &ex);
+	}
 	cputimer_delete(task->tid, p->syscall_insn, task->timer_id, t->cookie, &ex);
 	if (injected(t, task, &ex))
 		return 1;
@@ -563,6 +633,10 @@ static void exec_event(struct tracer *t, struct task *task, pid_t former)
 	p->no_timers = 0;
 	p->nr_dead = 0;
 	task->timer_id = -1;
+	if (task->perf_fd >= 0) {
+		close(task->perf_fd); /* its event was removed at the exec (remove_on_exec) */
+		task->perf_fd = -1;
+	}
 	task->timer_state = t->o.cpu_clock ? TIMER_WANTED : TIMER_NONE;
 	task_stopped(t, task, 0);
 	if (task->timer_state == TIMER_WANTED && !task->interrupted &&
@@ -671,7 +745,8 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 		exec_event(t, task, (pid_t)msg);
 		return;
 	case 0:
-		if (sig == CPUTIMER_SIGNAL && t->o.cpu_clock && cputimer_is_ours(tid, t->cookie)) {
+		if ((sig == CPUTIMER_SIGNAL && t->o.cpu_clock && cputimer_is_ours(tid, t->cookie)) ||
+		    (sig == SIGTRAP && t->task_clock > 0 && perfclock_is_ours(tid, t->cookie))) {
 			/* a stop of ours too: it may follow one for a signal the program ignores,
 			 * which was left alone because this one was pending */
 			if (call_restart(task->proc->pid, tid, 0) < 0)
@@ -798,7 +873,8 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 			struct cputimer_status cs;
 
 			task->timer_checks++;
-			if (cputimer_status(task->proc->pid, task->tid, &cs) == 0 && !cs.blocked)
+			if (cputimer_status(task->proc->pid, task->tid, &cs) == 0 &&
+			    !(task->clock_perf ? cs.trap_blocked : cs.blocked))
 				task->timer_state = TIMER_WANTED;
 		}
 		if (t->sample_open && task->timer_state == TIMER_ARMED) {
@@ -1356,9 +1432,11 @@ static void write_sample(struct tracer *t, uint64_t time)
 			 * stopped at the sampling instants, until it unblocks the signal. */
 			if ((task->timer_state == TIMER_ARMED || task->timer_state == TIMER_BLOCKED) &&
 			    cputimer_status(task->proc->pid, task->tid, &cs) == 0) {
-				if (cs.blocked && task->timer_state == TIMER_ARMED)
+				int blocked = task->clock_perf ? cs.trap_blocked : cs.blocked;
+
+				if (blocked && task->timer_state == TIMER_ARMED)
 					task->timer_state = TIMER_UNARM;
-				else if (!cs.blocked && task->timer_state == TIMER_BLOCKED)
+				else if (!blocked && task->timer_state == TIMER_BLOCKED)
 					task->timer_state = TIMER_WANTED;
 			}
 		}
@@ -1398,6 +1476,22 @@ static void detach_all(struct tracer *t)
 				task->sampled = 0;
 				if (disarm_timer(t, task))
 					continue; /* ended meanwhile */
+				/* A SIGTRAP of its task clock sent before the event was closed and
+				 * not yet delivered (the interrupt's stop comes first) would kill
+				 * the program once let go: it runs on to that signal's stop, which
+				 * comes at once (not interrupted meanwhile), and is let go there. */
+				if (task->clock_perf && !task->trap_taken &&
+				    task->state == TASK_STOPPED) {
+					struct cputimer_status cs;
+
+					task->trap_taken = 1;
+					if (cputimer_status(task->proc->pid, task->tid, &cs) == 0 &&
+					    cs.trap_pending && !cs.trap_blocked) {
+						resume_task(t, task);
+						task->interrupted = 1;
+						continue;
+					}
+				}
 				/* ESRCH: no longer stopped (killed meanwhile): still ours until
 				 * its exit is reported. */
 				restore_siginfo(task);

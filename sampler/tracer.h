@@ -18,8 +18,11 @@ struct tracer_options {
 	uint64_t duration_ns;	  /* stop recording after this long; 0: until the program ends */
 	int inherit;		  /* follow fork, vfork and clone children */
 	int randomize;		  /* first sample at a random point of the first period */
-	int cpu_clock;		  /* each thread sampled on its own CPU clock (cputimer.h); 0: all
-				     threads stopped at once at each sampling instant */
+	/* each thread sampled at steps of its own CPU clock: CPU_CLOCK_EXACT, on the task clock
+	 * (perfclock.h) where the kernel allows it and CPU-clock timers (cputimer.h) elsewhere,
+	 * or CPU_CLOCK_TICKS, on CPU-clock timers; 0: all threads stopped at once at each
+	 * sampling instant */
+	enum { CPU_CLOCK_NONE, CPU_CLOCK_EXACT, CPU_CLOCK_TICKS } cpu_clock;
 	int core_isolation;	  /* tracer on the last online CPU, the program on the others */
 	int sched_policy;	  /* SCHED_FIFO / SCHED_RR for the tracer only; 0: unchanged */
 	int sched_priority;
@@ -39,6 +42,8 @@ struct tracer_stats {
 	uint64_t asleep_samples; /* thread-samples read asleep, without a stop */
 	uint64_t timer_samples;	 /* thread-samples taken at a stop for a CPU-clock timer */
 	uint64_t timer_threads, timer_refused; /* threads given a timer, and refused one */
+	uint64_t task_clock_threads; /* ... of which on the task clock (perfclock.h) */
+	int task_clock_errno;	     /* why the task clock could not be had, or 0 */
 };
 
 struct tracer;

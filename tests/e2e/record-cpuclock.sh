@@ -1,8 +1,10 @@
-# Sampling at the ticks of each thread's CPU clock (the default): the timers pperf makes inside
-# the program never show: a thread that blocks every signal is sampled by stops instead and finds
-# no signal of pperf's pending; a program that uses the same signal itself gets its own and no
-# other; a process that filters system calls (seccomp: timer_create kills it) is never made to
-# call one and is sampled by stops; every mode is said by info.
+# Sampling at steps of each thread's CPU clock (the default): on its task clock (a perf event
+# that sends it SIGTRAP; root here) or at the ticks of CPU-clock timers that pperf makes inside
+# the program (--sampling ticks, and where the task clock is refused), neither ever shows: a
+# thread that blocks every signal is sampled by stops instead and finds no signal of pperf's
+# pending; a program that uses signal 64 itself gets its own and no other; a process that
+# filters system calls (seccomp: timer_create kills it) is never made to call one: sampled on
+# its task clock, or by stops; every mode is said by info.
 # serial: the energy check is blurred further by the other tests' load (see there).
 . "$(dirname "$0")/lib.sh"
 S=$PROGS/sigmask
@@ -11,11 +13,15 @@ S=$PROGS/sigmask
 # instants here, and fewer in the suite (hot() got under 20 samples of a 1 s run once), so
 # 2 s and a few samples of each function (none at all if the thread were not sampled).
 
-"$PPERF" record -q -o "$T/b.data" -- "$S" blocked 2 >"$T/out" || fail "record blocked exited $?"
-grep -qx 'pending 0' "$T/out" || fail "a signal of pperf's was pending in a thread that blocks all: $(cat "$T/out")"
-"$PPERF" report --format csv --sort sym "$T/b.data" >"$T/rep" || fail "report"
-awk -F, '$4 == "hot" && $2 >= 10 { h = 1 } $4 == "warm" && $2 >= 3 { w = 1 } END { exit !(h && w) }' \
-	"$T/rep" || fail "the thread that blocks all signals was not sampled: $(cat "$T/rep")"
+for mode in cpu ticks; do
+	"$PPERF" record -q --sampling $mode -o "$T/b.data" -- "$S" blocked 2 >"$T/out" ||
+		fail "record --sampling $mode blocked exited $?"
+	grep -qx 'pending 0' "$T/out" ||
+		fail "$mode: a signal of pperf's was pending in a thread that blocks all: $(cat "$T/out")"
+	"$PPERF" report --format csv --sort sym "$T/b.data" >"$T/rep" || fail "report"
+	awk -F, '$4 == "hot" && $2 >= 10 { h = 1 } $4 == "warm" && $2 >= 3 { w = 1 } END { exit !(h && w) }' \
+		"$T/rep" || fail "$mode: the thread that blocks all signals was not sampled: $(cat "$T/rep")"
+done
 
 "$S" own 1 >"$T/alone" || fail "sigmask own alone"
 "$PPERF" record -q -o "$T/o.data" -- "$S" own 1 >"$T/out" || fail "record own exited $?"
@@ -25,21 +31,33 @@ read -r _ own _ foreign <"$T/out"
 # its own timer is a wall-clock one: as many deliveries as alone, give or take a few percent
 [ "$own" -ge $((own_alone * 9 / 10)) ] || fail "the program got $own of its own signals, $own_alone alone"
 
-"$PPERF" record -q -o "$T/s.data" -- "$S" seccomp 2 >"$T/out" 2>"$T/err"
-rc=$?
-[ $rc = 0 ] && grep -qx alive "$T/out" || fail "a seccomp-filtered program exited $rc under pperf: $(cat "$T/err")"
-grep -q 'seccomp' "$T/err" || fail "no word of the seccomp fallback: $(cat "$T/err")"
-"$PPERF" report --format csv --sort sym "$T/s.data" >"$T/rep" || fail "report seccomp"
-awk -F, '$4 == "hot" && $2 >= 10 { f = 1 } END { exit !f }' "$T/rep" ||
-	fail "the seccomp-filtered thread was not sampled: $(head -5 "$T/rep")
+# seccomp: on the task clock nothing is called inside the program (as root here); at ticks the
+# filtered process is sampled by stops, and pperf says why
+for mode in cpu ticks; do
+	"$PPERF" record -v --sampling $mode -o "$T/s.data" -- "$S" seccomp 2 >"$T/out" 2>"$T/err"
+	rc=$?
+	[ $rc = 0 ] && grep -qx alive "$T/out" ||
+		fail "$mode: a seccomp-filtered program exited $rc under pperf: $(cat "$T/err")"
+	if [ $mode = ticks ]; then
+		grep -q 'seccomp' "$T/err" || fail "no word of the seccomp fallback: $(cat "$T/err")"
+	else
+		grep -q 'threads timed: 2 on the task clock' "$T/err" ||
+			fail "the seccomp-filtered program was not on its task clock: $(cat "$T/err")"
+	fi
+	"$PPERF" report --format csv --sort sym "$T/s.data" >"$T/rep" || fail "report seccomp"
+	awk -F, '$4 == "hot" && $2 >= 10 { f = 1 } END { exit !f }' "$T/rep" ||
+		fail "$mode: the seccomp-filtered thread was not sampled: $(head -5 "$T/rep")
 $(cat "$T/err")
 $("$PPERF" info "$T/s.data" | sed -n '/^# totals/,$p')"
+done
 
-"$PPERF" info "$T/o.data" | grep -q "each thread at its CPU clock's ticks" || fail "info does not say the mode"
+"$PPERF" info "$T/o.data" | grep -q "each thread at steps of its task clock" || fail "info does not say the mode"
+"$PPERF" record -q --sampling ticks -o "$T/t.data" -- "$S" own 0.2 >/dev/null || fail "record --sampling ticks"
+"$PPERF" info "$T/t.data" | grep -q "each thread at its CPU-clock timer's ticks" || fail "info does not say ticks"
 "$PPERF" record -q --sampling snapshot -o "$T/n.data" -- "$S" own 0.2 >/dev/null || fail "record --sampling snapshot"
 "$PPERF" info "$T/n.data" | grep -q "all threads at once (snapshot)" || fail "info does not say snapshot"
 "$PPERF" record --sampling sometimes -- true 2>"$T/err" && fail "--sampling sometimes accepted"
-grep -q "'cpu' or 'snapshot'" "$T/err" || fail "bad --sampling message: $(cat "$T/err")"
+grep -q "'cpu', 'ticks' or 'snapshot'" "$T/err" || fail "bad --sampling message: $(cat "$T/err")"
 
 # With channels (a meter's log merged on), the energy goes with the ticks' thread-samples: the
 # hot phase's share near the program's own account, and little left to nobody (the program never
