@@ -54,7 +54,6 @@ struct task {
 	int timer_id;
 	int perf_fd;	     /* its task clock's event (perfclock.h), or -1 */
 	int clock_perf;	     /* its timer is (or is to be) the task clock, not a CPU-clock timer */
-	int trap_taken;	     /* detaching: resumed once to take a queued SIGTRAP of its task clock */
 	uint32_t timer_checks; /* TIMER_BLOCKED: how often its signal mask was looked at */
 	int timer_stop;	     /* stopped for its timer now */
 	int seen_running;    /* running at the current sample, not sampled by its timer in it */

@@ -507,21 +507,29 @@ static int disarm_timer(struct tracer *t, struct task *task)
 		return 0;
 	task->timer_state = TIMER_NONE;
 	if (task->perf_fd >= 0) {
-		/* A signal of it still queued, which a thread that blocks SIGTRAP would see
-		 * (sigpending), is taken back; one not blocked is taken at the thread's next stop,
-		 * which it reaches at once (detach_all()). */
 		const struct inject_own own = { SIGTRAP, t->cookie };
 		struct cputimer_status cs;
+		long args[6] = { 0 };
 
 		close(task->perf_fd);
 		task->perf_fd = -1;
-		if (cputimer_status(p->pid, task->tid, &cs) < 0 || !cs.trap_pending || !cs.trap_blocked)
-			return 0;
 		if (!p->insn_known) {
 			p->syscall_insn = inject_find_syscall(p->pid);
 			p->insn_known = 1;
 		}
-		if (!p->syscall_insn || cs.filtered)
+		if (cputimer_status(p->pid, task->tid, &cs) < 0 || !p->syscall_insn || cs.filtered)
+			return 0;
+		/*
+		 * A signal of the event may still be on its way: the kernel sends it from work
+		 * queued for the thread's next return to user mode, which closing the event does
+		 * not cancel, and the program let go would die of it. A call made through the
+		 * thread (getpid) takes it that way first, and the signal is dropped; one queued
+		 * for a thread that blocks SIGTRAP, which it would see (sigpending), is taken back.
+		 */
+		inject_syscall(task->tid, p->syscall_insn, SYS_getpid, args, &own, &ex);
+		if (injected(t, task, &ex))
+			return 1;
+		if (cputimer_status(p->pid, task->tid, &cs) < 0 || !cs.trap_pending || !cs.trap_blocked)
 			return 0;
 		inject_drain(task->tid, p->pid, p->syscall_insn, &own, PERFCLOCK_CODE, &ex);
 		return injected(t, task, &ex);
@@ -1476,22 +1484,6 @@ static void detach_all(struct tracer *t)
 				task->sampled = 0;
 				if (disarm_timer(t, task))
 					continue; /* ended meanwhile */
-				/* A SIGTRAP of its task clock sent before the event was closed and
-				 * not yet delivered (the interrupt's stop comes first) would kill
-				 * the program once let go: it runs on to that signal's stop, which
-				 * comes at once (not interrupted meanwhile), and is let go there. */
-				if (task->clock_perf && !task->trap_taken &&
-				    task->state == TASK_STOPPED) {
-					struct cputimer_status cs;
-
-					task->trap_taken = 1;
-					if (cputimer_status(task->proc->pid, task->tid, &cs) == 0 &&
-					    cs.trap_pending && !cs.trap_blocked) {
-						resume_task(t, task);
-						task->interrupted = 1;
-						continue;
-					}
-				}
 				/* ESRCH: no longer stopped (killed meanwhile): still ours until
 				 * its exit is reported. */
 				restore_siginfo(task);
