@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # What a busy machine does to sampling: a CPU-bound program (fixed work) recorded alone and
 # beside one CPU hog per CPU (started here), at the default priority, for 1 and 4 threads, in
-# both sampling modes: what the program pays (its wall time under pperf against its wall time
-# without, in the same condition), how many thread-samples found it on a CPU per second of its
-# CPU time, and, for the stops pperf makes itself (snapshots), how long a thread stays stopped
-# once it has stopped; and what a stop holds the program, from its own view (bench/stalls).
+# each sampling mode (cpu: the task clock, as root; ticks; snapshot): what the program pays
+# (its wall time under pperf against its wall time without, in the same condition), how many
+# thread-samples found it on a CPU per second of its CPU time, and, for the stops pperf makes
+# itself (snapshots), how long a thread stays stopped once it has stopped; and what a stop
+# holds the program, from its own view (bench/stalls).
 #   bench/busy.sh BUILD_DIR [RUNS]     (medians of RUNS runs, default 5)
 set -eu
 build=${1:-build}
@@ -46,7 +47,7 @@ echo "slowdown: its wall time under pperf against without pperf in the same cond
 echo
 echo "| sampling | threads | machine | slowdown | on-CPU samples per CPU second | held per stop (us) |"
 echo "| --- | --- | --- | --- | --- | --- |"
-for mode in cpu snapshot; do
+for mode in cpu ticks snapshot; do
 	for n in 1 4; do
 		read -r s r h < <(measure "$n" "$mode")
 		echo "| $mode | $n | idle | $s % | $r | $h |"
@@ -69,7 +70,7 @@ held() {
 	for i in $(seq "$runs"); do
 		a=$("$stalls" 2 | awk '{ print $4 }')
 		b=$("$pperf" record -v --sampling "$1" -o "$tmp/p.data" -- "$stalls" 2 2>"$tmp/v" | awk '{ print $4 }')
-		if [ "$1" = cpu ]; then
+		if [ "$1" != snapshot ]; then
 			s=$(awk '/pperf: CPU clocks/ { print $4 }' "$tmp/v")
 		else
 			s=$(awk '/pperf: held/ { n = $8; gsub(/\(/, "", n); print n }' "$tmp/v")
@@ -85,7 +86,7 @@ echo "adding up every gap over 3 us) under pperf against alone, per stop pperf m
 echo
 echo "| sampling | idle (us per stop) | $(nproc) CPU hogs (us per stop) | busy / idle |"
 echo "| --- | --- | --- | --- |"
-for mode in cpu snapshot; do
+for mode in cpu ticks snapshot; do
 	hi=$(held "$mode")
 	for _ in $(seq "$(nproc)"); do
 		sh -c 'while :; do :; done' &

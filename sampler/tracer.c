@@ -408,6 +408,14 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 
 	if (t->o.cpu_clock != CPU_CLOCK_EXACT || t->task_clock < 0)
 		return 0;
+	/* A thread is let go from it through a call made in it (disarm_timer()): not where
+	 * pperf cannot make one (AArch64, for now). */
+	if (!task->proc->insn_known) {
+		task->proc->syscall_insn = inject_find_syscall(task->proc->pid);
+		task->proc->insn_known = 1;
+	}
+	if (!task->proc->syscall_insn)
+		return 0;
 	/* as for a timer's signal (arm_timer()): a SIGTRAP it blocks would stay queued */
 	if (task->state != TASK_NEW && cputimer_status(task->proc->pid, task->tid, &cs) == 0 &&
 	    cs.trap_blocked) {

@@ -1,8 +1,8 @@
 # A CPU-bound program measures its own CPU time in two functions; the profile's split (PC ->
 # function through the recorded maps and the ELF symbol table, by test-tool's own symbolizer)
-# matches within 3 points, sampled at the ticks of its CPU clock (the default) and, with a
-# real-time sampler, by stopping it at the sampling instants (--sampling snapshot). record-truth
-# checks the same beside CPU hogs.
+# matches within 3 points, sampled at steps of its CPU clock (the default: its task clock as
+# root, whatever else the suite runs beside it) and, with a real-time sampler, by stopping it
+# at the sampling instants (--sampling snapshot). record-truth checks the same beside CPU hogs.
 # serial: beside the other tests (programs that start, stop and wake all the time) the snapshot
 # mode at the default priority gives the shorter function up to 10 points too much (README
 # "What stopping a thread cannot see"); it is not checked here.
@@ -30,7 +30,7 @@ if [ "$(id -u)" = 0 ]; then
 	try 2 --sampling snapshot --fifo 1 || try 2 --sampling snapshot --fifo 1 ||
 		fail "snapshots with --fifo 1: the profile's split differs by more than 3 points"
 fi
-# At the CPU clock's ticks, busy machine or not: the kernel stops the program where it runs.
-# 4 s, as the ticks come at most HZ (here 250) times a second (one retry: the split is an
-# estimate, within 3 points at about two standard errors).
+# On its CPU clock, busy machine or not: the kernel stops the program where it runs. 4 s (at
+# ticks, where the task clock is refused, they come at most HZ times a second: 250 here; one
+# retry: the split is an estimate, within 3 points at about two standard errors).
 try 4 || try 4 || fail "the profile's split differs from the program's own by more than 3 points"
