@@ -53,6 +53,7 @@ struct task {
 	} timer_state;	     /* all but TIMER_ARMED: stopped at the sampling instants */
 	int timer_id;
 	int perf_fd;	     /* its task clock's event (perfclock.h), or -1 */
+	uint64_t clock_cpu_ns; /* its CPU time at its last task-clock sample (or when armed) */
 	int clock_perf;	     /* its timer is (or is to be) the task clock, not a CPU-clock timer */
 	uint32_t timer_checks; /* TIMER_BLOCKED: how often its signal mask was looked at */
 	int timer_stop;	     /* stopped for its timer now */

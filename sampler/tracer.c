@@ -434,6 +434,7 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 	}
 	task->perf_fd = fd;
 	task->clock_perf = 1;
+	cputime_read(&task->cputime, &task->clock_cpu_ns, NULL);
 	task->timer_state = TIMER_ARMED;
 	t->task_clock = 1;
 	t->st.task_clock_threads++;
@@ -1077,6 +1078,22 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 		 * much with 4 threads on 2 CPUs, 5-8 beside CPU hogs.
 		 */
 		*weight = t->period_ns;
+		if (task->perf_fd >= 0) {
+			/*
+			 * On the task clock: the overflows of one stretch in the kernel (a long
+			 * system call, a run of page faults) come as one signal at its end, the
+			 * kernel keeping one pending; that sample stands for as many periods as
+			 * the thread ran since its last one (rounded: one, but for those).
+			 */
+			uint64_t ran = task->cpu_ns > task->clock_cpu_ns ?
+					       task->cpu_ns - task->clock_cpu_ns :
+					       0;
+			uint64_t k = (ran + t->period_ns / 2) / t->period_ns;
+
+			if (k > 1)
+				*weight = k * t->period_ns;
+			task->clock_cpu_ns = task->cpu_ns;
+		}
 		return TS_ONCPU;
 	}
 	if (task->seen_running)

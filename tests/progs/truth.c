@@ -7,6 +7,9 @@
  *                                        also prints "asleep SHARE": the CPU time its thread
  *                                        used inside nanosleep (the kernel's, around each sleep)
  *   truth faults SECONDS                 touch fresh pages (faults), munmap, then hot
+ *   truth munmap SECONDS                 touch 64 MiB of fresh pages, munmap them (a call of
+ *                                        a few milliseconds in the kernel), then hot; also
+ *                                        prints "munmap SHARE": the CPU time of the munmap calls
  * Each runs SECONDS of wall time. With TRUTH_LOG=FILE in the environment, every timed call is
  * also written there at the end, one line each: "TID FUNCTION CPU_START_NS CPU_END_NS" (the
  * thread's CPU clock), so that a profile's samples can be placed in the calls they fell in
@@ -23,7 +26,7 @@
 
 /* each thread's own: threads that shared one would make each other's functions slower */
 static __thread volatile unsigned long sink;
-static double seconds = 1, acc_hot, acc_warm, acc_asleep;
+static double seconds = 1, acc_hot, acc_warm, acc_asleep, acc_munmap;
 static long per_us, work_us = 300, nap_us = 700;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *logf; /* TRUTH_LOG */
@@ -155,10 +158,40 @@ static void *faults(void *arg)
 	return NULL;
 }
 
+/* Long calls: munmap of 64 MiB takes milliseconds of CPU time in the kernel, timed. */
+static void *bigcalls(void *arg)
+{
+	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, m = 0, t0;
+	size_t len = 64 << 20;
+
+	(void)arg;
+	while (clock_s(CLOCK_MONOTONIC) < end) {
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			exit(2);
+		touch(p, len);
+		t0 = cpu_now();
+		munmap(p, len);
+		m += cpu_now() - t0;
+		t0 = cpu_now();
+		hot(20000000);
+		h += timed("hot", t0, cpu_now());
+	}
+	add(h, 0);
+	pthread_mutex_lock(&lock);
+	acc_munmap += m;
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "bound";
-	void *(*fn)(void *) = !strcmp(mode, "duty") ? duty : !strcmp(mode, "faults") ? faults : bound;
+	void *(*fn)(void *) = !strcmp(mode, "duty")   ? duty :
+			      !strcmp(mode, "faults") ? faults :
+			      !strcmp(mode, "munmap") ? bigcalls :
+							bound;
 	int nthreads = !strcmp(mode, "bound") && argc > 3 ? atoi(argv[3]) : 1;
 	pthread_t th[64];
 	double total, t0;
@@ -191,5 +224,7 @@ int main(int argc, char **argv)
 		printf("warm %.2f\n", 100 * acc_warm / total);
 	if (acc_asleep > 0)
 		printf("asleep %.2f\n", 100 * acc_asleep / total);
+	if (acc_munmap > 0)
+		printf("munmap %.2f\n", 100 * acc_munmap / total);
 	return 0;
 }
