@@ -137,34 +137,14 @@ static void *duty(void *arg)
 	return NULL;
 }
 
-static void *faults(void *arg)
-{
-	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, t0;
-	size_t len = 4 << 20;
-
-	(void)arg;
-	while (clock_s(CLOCK_MONOTONIC) < end) {
-		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (p == MAP_FAILED)
-			exit(2);
-		touch(p, len);
-		munmap(p, len);
-		t0 = cpu_now();
-		hot(2000000);
-		h += timed("hot", t0, cpu_now());
-	}
-	add(h, 0);
-	return NULL;
-}
-
-/* Long calls: munmap of 64 MiB takes milliseconds of CPU time in the kernel, timed. */
-static void *bigcalls(void *arg)
+/*
+ * Touch `len` bytes of fresh pages (faults), munmap them, then hot for `iters`, SECONDS long;
+ * the munmap calls' CPU time is added to acc_munmap when `timed_unmap`.
+ */
+static void fresh_pages(size_t len, long iters, int timed_unmap)
 {
 	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, m = 0, t0;
-	size_t len = 64 << 20;
 
-	(void)arg;
 	while (clock_s(CLOCK_MONOTONIC) < end) {
 		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -175,13 +155,29 @@ static void *bigcalls(void *arg)
 		munmap(p, len);
 		m += cpu_now() - t0;
 		t0 = cpu_now();
-		hot(20000000);
+		hot(iters);
 		h += timed("hot", t0, cpu_now());
 	}
 	add(h, 0);
+	if (!timed_unmap)
+		return;
 	pthread_mutex_lock(&lock);
 	acc_munmap += m;
 	pthread_mutex_unlock(&lock);
+}
+
+static void *faults(void *arg)
+{
+	(void)arg;
+	fresh_pages(4 << 20, 2000000, 0);
+	return NULL;
+}
+
+/* Long calls: munmap of 64 MiB takes milliseconds of CPU time in the kernel, timed. */
+static void *bigcalls(void *arg)
+{
+	(void)arg;
+	fresh_pages(64 << 20, 20000000, 1);
 	return NULL;
 }
 
