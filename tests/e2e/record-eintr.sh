@@ -45,7 +45,9 @@ runs() {
 }
 # timers WHAT: 5 recordings of the program's own timers (tests/progs/cputimers), each every 20 ms
 # of CPU time: the POSIX timer on its exact CPU clock fires as often as that clock allows, give
-# or take one tick's worth (the kernel checks CPU timers at its ticks), counting the expirations
+# or take a few ticks' worth (the kernel checks CPU timers at the ticks that find the thread
+# running, which on the task clock of a loaded machine come late: 27 of 30 once, with the suite
+# beside two CPU hogs, the last ones due after the program ended), counting the expirations
 # that found its signal still pending (overruns); ITIMER_PROF and ITIMER_VIRTUAL (user time
 # only) count the CPU time the scheduler tick charges, a whole tick to the task running at it,
 # which strays on a loaded machine with or without pperf (26 to 42 of 30 seen), so at least
@@ -64,7 +66,7 @@ timers() {
 		# (the fields: prof N virtual N posix N overruns N of E alarm N of A)
 		line=$("$T/pperf" record -q "$@" -o "$T/out/c.data" -- "$T/cputimers") || fail "$what: cputimers"
 		echo "$line" | awk -v p="$pmin" -v v="$vmin" \
-			'{ exit !($6 + $8 >= $10 - 2 && $2 >= p * $10 && $4 >= v * $10) }' ||
+			'{ exit !($6 + $8 >= $10 - 4 && $2 >= p * $10 && $4 >= v * $10) }' ||
 			fail "$what: the program's timers: $line"
 	done
 	echo "$what: the program's own timers, 5 runs, the last: $line"

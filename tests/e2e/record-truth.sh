@@ -74,7 +74,7 @@ check() {
 # On their task clocks (the default, as root): the program's threads are seen where they run,
 # whatever the sampler waits for, idle and beside busy processes. Runs long enough for 2,000 to
 # 8,000 samples.
-check "one CPU-bound thread" -- bound 4 1
+check "one CPU-bound thread" -- bound 6 1
 check "more threads than CPUs" -- bound 4 $(($(nproc) * 2))
 check "work 0.3 ms, sleep 0.7 ms" -- duty 6 300 700
 check "work 0.3 ms, sleep 1.3 ms" -- duty 8 300 1300

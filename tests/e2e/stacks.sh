@@ -58,8 +58,9 @@ expect_eq "--call-graph bogus exit" $? 2
 "$PPERF" convert --to collapsed --weight nosuch -i "$T/cp.data" 2>"$T/err"
 expect_eq "bad --weight exit" $? 2
 # A channel as the weight: task-clock, the threads' CPU time counted by perf_event, weighs the
-# stacks as the CPU time does (within 10%).
-if "$PPERF" record -q -g -e task-clock -o "$T/tc.data" -- "$PROGS/callpaths" 0.3 >/dev/null 2>"$T/err"; then
+# stacks as the CPU time does (within 10%; 1 s, as 0.3 s was 13-20 % off twice with the suite
+# beside two CPU hogs, under ASan: few samples).
+if "$PPERF" record -q -g -e task-clock -o "$T/tc.data" -- "$PROGS/callpaths" 1 >/dev/null 2>"$T/err"; then
 	"$PPERF" convert --to collapsed --weight task-clock -i "$T/tc.data" >"$T/tc.folded" 2>"$T/err" ||
 		fail "--weight task-clock: $(cat "$T/err")"
 	"$PPERF" convert --to collapsed -i "$T/tc.data" >"$T/cpu.folded" || fail "collapsed"
