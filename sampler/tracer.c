@@ -394,6 +394,16 @@ static int reap_timers(struct tracer *t, struct task *via)
 	return 0;
 }
 
+/* Where the process's threads can make calls for pperf (inject.h), looked for once per exec. */
+static uint64_t syscall_insn(struct process *p)
+{
+	if (!p->insn_known) {
+		p->syscall_insn = inject_find_syscall(p->pid);
+		p->insn_known = 1;
+	}
+	return p->syscall_insn;
+}
+
 /*
  * Give a task the kernel's task clock as its timer (perfclock.h), where perf_event_open()
  * allows it: no call made inside the program, and instants at exact steps of its CPU time, not
@@ -410,11 +420,7 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 		return 0;
 	/* A thread is let go from it through a call made in it (disarm_timer()): not where
 	 * pperf cannot make one (AArch64, for now). */
-	if (!task->proc->insn_known) {
-		task->proc->syscall_insn = inject_find_syscall(task->proc->pid);
-		task->proc->insn_known = 1;
-	}
-	if (!task->proc->syscall_insn)
+	if (!syscall_insn(task->proc))
 		return 0;
 	/* as for a timer's signal (arm_timer()): a SIGTRAP it blocks would stay queued */
 	if (task->state != TASK_NEW && cputimer_status(task->proc->pid, task->tid, &cs) == 0 &&
@@ -458,10 +464,7 @@ static int arm_timer(struct tracer *t, struct task *task)
 	if (arm_task_clock(t, task))
 		return 0;
 	task->clock_perf = 0;
-	if (!p->insn_known) {
-		p->syscall_insn = inject_find_syscall(p->pid);
-		p->insn_known = 1;
-	}
+	syscall_insn(p);
 	if (cputimer_status(p->pid, task->tid, &cs) == 0 && cs.filtered)
 		p->no_timers = 1;
 	/*
@@ -522,11 +525,7 @@ static int disarm_timer(struct tracer *t, struct task *task)
 
 		close(task->perf_fd);
 		task->perf_fd = -1;
-		if (!p->insn_known) {
-			p->syscall_insn = inject_find_syscall(p->pid);
-			p->insn_known = 1;
-		}
-		if (cputimer_status(p->pid, task->tid, &cs) < 0 || !p->syscall_insn || cs.filtered)
+		if (cputimer_status(p->pid, task->tid, &cs) < 0 || !syscall_insn(p) || cs.filtered)
 			return 0;
 		/*
 		 * A signal of the event may still be on its way: the kernel sends it from work

@@ -106,7 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[n++] = "--to=pperf1";
 		break;
 	case 4:
-		argv[n++] = "--to=speedscope";
+	case 7: /* the flame graphs: speedscope and svg take the same options */
+		argv[n++] = format == 4 ? "--to=speedscope" : "--to=svg";
 		argv[n++] = "--symfs";
 		argv[n++] = fuzz_symfs();
 		argv[n++] = "--weight";
@@ -118,15 +119,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[n++] = "--to=trace";
 		argv[n++] = "--symfs";
 		argv[n++] = fuzz_symfs();
-		break;
-	case 7:
-		argv[n++] = "--to=svg";
-		argv[n++] = "--symfs";
-		argv[n++] = fuzz_symfs();
-		argv[n++] = "--weight";
-		argv[n++] = weights[(o & FOLD_WEIGHT) >> 2];
-		if (o & FOLD_INLINE)
-			argv[n++] = "--inline";
 		break;
 	default:
 		argv[n++] = "--to=pprof";
