@@ -6,11 +6,8 @@
  * input's first byte; the profile is the rest. A profile converted to upstream's format must
  * read back.
  */
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "../../cmd/cmd.h"
-#include "../../formats/profile.h"
 #include "../../lib/util.h"
 #include "fuzz.h"
 
@@ -31,33 +28,6 @@ enum {
 	 * (CSV_NO_LINES) or svg (FOLD_WEIGHT, FOLD_INLINE) */
 	EXPORT = 1 << 7,
 };
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc, (void)argv;
-	fuzz_setup();
-	return 0;
-}
-
-/* The upstream profile convert wrote: every record must read (it may say it is cut short). */
-static void read_back(const char *path)
-{
-	struct profile_reader *r = profile_reader_open(path);
-	struct profile_record rec;
-	int n;
-
-	if (!r) {
-		fprintf(stderr, "fuzz: convert --to pperf1 wrote '%s': it does not open\n", path);
-		abort();
-	}
-	while ((n = profile_read(r, &rec)) > 0)
-		;
-	if (n < 0) {
-		fprintf(stderr, "fuzz: convert --to pperf1 wrote '%s': it does not read\n", path);
-		abort();
-	}
-	profile_reader_close(r);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -131,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[n] = NULL;
 	ret = fuzz_command(cmd_convert, argv);
 	if (format == 3 && ret == EXIT_OK)
-		read_back(out);
+		fuzz_read_back(out, "convert --to pperf1");
 	fuzz_remove("out");
 	return 0;
 }

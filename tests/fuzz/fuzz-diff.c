@@ -13,13 +13,6 @@ enum {
 	CSV = 1 << 3,
 };
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc, (void)argv;
-	fuzz_setup();
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const sorts[] = { "sym,dso", "srcline", "pid,tid,comm", "comm,dso" };
@@ -28,12 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned o;
 	int n = 0;
 
-	if (size < 5)
+	if (!fuzz_split(&data, &size, &o, &len))
 		return 0;
-	o = data[0];
-	len = fuzz_le32(data + 1) % (size - 5 + 1);
-	data += 5;
-	size -= 5;
 	argv[n++] = "diff";
 	argv[n++] = "--symfs";
 	argv[n++] = fuzz_symfs();

@@ -33,13 +33,6 @@
 #define REG_RIP 16
 #define NR_REGS 17
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc, (void)argv;
-	fuzz_setup();
-	return 0;
-}
-
 /*
  * The code's map, as the loader makes it: the first executable segment, else made up; *code
  * and *code_len, the addresses of its bytes in the file.

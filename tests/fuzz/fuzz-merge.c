@@ -4,11 +4,8 @@
  * log's length (4 bytes, little-endian; taken modulo what follows), the log (CSV), then the
  * profile. The profile merge writes must read back whole.
  */
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "../../cmd/cmd.h"
-#include "../../formats/profile.h"
 #include "../../lib/util.h"
 #include "fuzz.h"
 
@@ -22,33 +19,6 @@ enum {
 	SCALE = 1 << 7,	    /* --scale 1e-6 --unit J --name energy */
 };
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc, (void)argv;
-	fuzz_setup();
-	return 0;
-}
-
-/* The profile merge wrote: every record must read, and it must end where it should. */
-static void read_back(const char *path)
-{
-	struct profile_reader *r = profile_reader_open(path);
-	struct profile_record rec;
-	int n;
-
-	if (!r) {
-		fprintf(stderr, "fuzz: merge wrote '%s', which does not open\n", path);
-		abort();
-	}
-	while ((n = profile_read(r, &rec)) > 0)
-		;
-	if (n < 0) {
-		fprintf(stderr, "fuzz: merge wrote '%s', which does not read\n", path);
-		abort();
-	}
-	profile_reader_close(r);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const clocks[] = { "auto", "realtime", "relative", "auto" };
@@ -58,12 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned o;
 	int n = 0;
 
-	if (size < 5)
+	if (!fuzz_split(&data, &size, &o, &len))
 		return 0;
-	o = data[0];
-	len = fuzz_le32(data + 1) % (size - 5 + 1);
-	data += 5;
-	size -= 5;
 	argv[n++] = "merge";
 	argv[n++] = "--clock";
 	argv[n++] = clocks[o & CLOCK];
@@ -88,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[n++] = fuzz_file("log", data, len);
 	argv[n] = NULL;
 	if (fuzz_command(cmd_merge, argv) == EXIT_OK)
-		read_back(out);
+		fuzz_read_back(out, "merge");
 	fuzz_remove("out");
 	return 0;
 }

@@ -21,13 +21,6 @@ enum {
 	TIME = 1 << 3,	     /* --time 0.01,0.2 */
 };
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc, (void)argv;
-	fuzz_setup();
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const sorts[] = { "sym,dso", "srcline", "pid,tid,comm",

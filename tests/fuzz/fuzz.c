@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../formats/profile.h"
 #include "../../lib/util.h"
 
 /* Every file a target makes in its directory (removed at exit). */
@@ -103,4 +104,41 @@ int fuzz_command(int (*fn)(int argc, char **argv), const char *const *argv)
 uint32_t fuzz_le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int fuzz_split(const uint8_t **data, size_t *size, unsigned *opts, size_t *len)
+{
+	if (*size < 5)
+		return 0;
+	*opts = (*data)[0];
+	*len = fuzz_le32(*data + 1) % (*size - 5 + 1);
+	*data += 5;
+	*size -= 5;
+	return 1;
+}
+
+void fuzz_read_back(const char *path, const char *who)
+{
+	struct profile_reader *r = profile_reader_open(path);
+	struct profile_record rec;
+	int n;
+
+	if (!r) {
+		fprintf(stderr, "fuzz: %s wrote '%s', which does not open\n", who, path);
+		abort();
+	}
+	while ((n = profile_read(r, &rec)) > 0)
+		;
+	if (n < 0) {
+		fprintf(stderr, "fuzz: %s wrote '%s', which does not read\n", who, path);
+		abort();
+	}
+	profile_reader_close(r);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc, (void)argv;
+	fuzz_setup();
+	return 0;
 }

@@ -11,7 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The entry points libFuzzer calls (LLVMFuzzerInitialize: once, before the first input). */
+/* The entry points libFuzzer calls. LLVMFuzzerInitialize, once before the first input, is
+ * fuzz.c's: it calls fuzz_setup(). Each target defines LLVMFuzzerTestOneInput. */
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -43,7 +44,19 @@ const char *fuzz_symfs(void);
  */
 int fuzz_command(int (*fn)(int argc, char **argv), const char *const *argv);
 
-/* Little-endian 32 bits at p (the lengths that split an input in two). */
+/* Little-endian 32 bits at p. */
 uint32_t fuzz_le32(const uint8_t *p);
+
+/*
+ * An input of two files: its byte 0 (the target's option bits) into *opts, then a little-endian
+ * length (taken modulo what is left) into *len: the first file is the len bytes that follow it,
+ * the second the rest. *data and *size are moved past the five header bytes. 0 if the input is
+ * shorter than those.
+ */
+int fuzz_split(const uint8_t **data, size_t *size, unsigned *opts, size_t *len);
+
+/* A profile the command `who` wrote at path must open and read to its end (it may say that it
+ * is cut short); aborts if not, naming who. */
+void fuzz_read_back(const char *path, const char *who);
 
 #endif
