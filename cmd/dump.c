@@ -174,10 +174,7 @@ int cmd_dump(int argc, char **argv)
 			break;
 		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		usage_error("dump", "one profile at a time ('%s' is extra)", argv[optind]);
+	path = cmd_one_profile("dump", argc, argv, path);
 	r = profile_reader_open(path);
 	if (!r)
 		return EXIT_FAIL;

@@ -297,10 +297,7 @@ int cmd_info(int argc, char **argv)
 			break;
 		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		usage_error("info", "one profile at a time ('%s' is extra)", argv[optind]);
+	path = cmd_one_profile("info", argc, argv, path);
 	r = profile_reader_open(path);
 	if (!r)
 		return EXIT_FAIL;

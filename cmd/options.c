@@ -113,3 +113,12 @@ int cmd_getopt(struct cmd_parser *p, int argc, char **argv)
 	}
 	return c;
 }
+
+const char *cmd_one_profile(const char *cmd, int argc, char **argv, const char *path)
+{
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc)
+		usage_error(cmd, "one profile at a time ('%s' is extra)", argv[optind]);
+	return path;
+}

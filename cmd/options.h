@@ -33,6 +33,10 @@ struct cmd_parser {
 /* The next of the command's own options (as getopt_long returns it, with optarg), or -1. */
 int cmd_getopt(struct cmd_parser *p, int argc, char **argv);
 
+/* For a command that reads one profile, after its options: the operand that names it, else
+ * `path` (its -i, or the default); a second operand is a usage error. */
+const char *cmd_one_profile(const char *cmd, int argc, char **argv, const char *path);
+
 /* The value getopt_long returns for --version (above every command's own option values). */
 #define OPT_VERSION 0x1000
 

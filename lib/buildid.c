@@ -38,11 +38,33 @@ static int find_build_id(const uint8_t *p, size_t len, uint8_t id[BUILD_ID_MAX])
 	return 0;
 }
 
+/* Program header i of a file of either class (64-bit if is64): its type, offset and size. */
+static int read_phdr(int fd, int is64, uint64_t phoff, unsigned i, uint32_t *type, uint64_t *off,
+		     uint64_t *size)
+{
+	if (is64) {
+		Elf64_Phdr ph;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)(phoff + i * sizeof(ph))) != sizeof(ph))
+			return -1;
+		*type = ph.p_type, *off = ph.p_offset, *size = ph.p_filesz;
+	} else {
+		Elf32_Phdr ph;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)(phoff + i * sizeof(ph))) != sizeof(ph))
+			return -1;
+		*type = ph.p_type, *off = ph.p_offset, *size = ph.p_filesz;
+	}
+	return 0;
+}
+
 int read_build_id(const char *path, uint8_t id[BUILD_ID_MAX])
 {
 	unsigned char ident[EI_NIDENT];
 	uint8_t notes[MAX_NOTE_BYTES];
-	int fd, found = 0;
+	uint64_t phoff;
+	unsigned phnum;
+	int fd, is64, found = 0;
 
 	fd = open_regular(path);
 	if (fd < 0)
@@ -50,40 +72,34 @@ int read_build_id(const char *path, uint8_t id[BUILD_ID_MAX])
 	if (pread(fd, ident, sizeof(ident), 0) != sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) ||
 	    ident[EI_DATA] != ELFDATA2LSB)
 		goto out;
-	if (ident[EI_CLASS] == ELFCLASS64) {
+	is64 = ident[EI_CLASS] == ELFCLASS64;
+	if (is64) {
 		Elf64_Ehdr eh;
 
 		if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || eh.e_phentsize != sizeof(Elf64_Phdr))
 			goto out;
-		for (unsigned i = 0; i < eh.e_phnum && i < 256 && !found; i++) {
-			Elf64_Phdr ph;
-			ssize_t n;
-
-			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != sizeof(ph))
-				break;
-			if (ph.p_type != PT_NOTE || ph.p_filesz > MAX_NOTE_BYTES)
-				continue;
-			n = pread(fd, notes, ph.p_filesz, (off_t)ph.p_offset);
-			if (n == (ssize_t)ph.p_filesz)
-				found = find_build_id(notes, (size_t)n, id);
-		}
+		phoff = eh.e_phoff, phnum = eh.e_phnum;
 	} else if (ident[EI_CLASS] == ELFCLASS32) {
 		Elf32_Ehdr eh;
 
 		if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || eh.e_phentsize != sizeof(Elf32_Phdr))
 			goto out;
-		for (unsigned i = 0; i < eh.e_phnum && i < 256 && !found; i++) {
-			Elf32_Phdr ph;
-			ssize_t n;
+		phoff = eh.e_phoff, phnum = eh.e_phnum;
+	} else {
+		goto out;
+	}
+	for (unsigned i = 0; i < phnum && i < 256 && !found; i++) {
+		uint64_t off, size;
+		uint32_t type;
+		ssize_t n;
 
-			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != sizeof(ph))
-				break;
-			if (ph.p_type != PT_NOTE || ph.p_filesz > MAX_NOTE_BYTES)
-				continue;
-			n = pread(fd, notes, ph.p_filesz, (off_t)ph.p_offset);
-			if (n == (ssize_t)ph.p_filesz)
-				found = find_build_id(notes, (size_t)n, id);
-		}
+		if (read_phdr(fd, is64, phoff, i, &type, &off, &size) < 0)
+			break;
+		if (type != PT_NOTE || size > MAX_NOTE_BYTES)
+			continue;
+		n = pread(fd, notes, size, (off_t)off);
+		if (n == (ssize_t)size)
+			found = find_build_id(notes, (size_t)n, id);
 	}
 out:
 	close(fd);

@@ -471,6 +471,19 @@ static int wait_first(struct meter *m)
 	return ret;
 }
 
+/* Start the meter's reading thread and wait for its first reading: then the meter is pmu's;
+ * if either fails, it is stopped and freed. */
+static int run_meter(struct pmu *pmu, struct meter *m, void *(*thread)(void *))
+{
+	pmu->priv = m;
+	if (start_thread(m, thread) == 0 && wait_first(m) == 0)
+		return 0;
+	pmu->priv = NULL;
+	stop_meter(m);
+	free_meter(m);
+	return -1;
+}
+
 static struct meter *new_meter(void)
 {
 	struct meter *m = xcalloc(1, sizeof(*m));
@@ -521,18 +534,7 @@ static int file_open(struct pmu *pmu, const char *args)
 	m->what = xasprintf("file '%s'", path);
 	m->interval_ns = (uint64_t)(interval * 1e6);
 	pmu_args_release(&pa);
-	if (start_thread(m, file_thread) < 0) {
-		free_meter(m);
-		return -1;
-	}
-	pmu->priv = m;
-	if (wait_first(m) < 0) {
-		stop_meter(m);
-		free_meter(m);
-		pmu->priv = NULL;
-		return -1;
-	}
-	return 0;
+	return run_meter(pmu, m, file_thread);
 fail:
 	pmu_args_release(&pa);
 	free_meter(m);
@@ -583,19 +585,7 @@ static int exec_open(struct pmu *pmu, const char *args)
 	}
 	if (m->clock == CLOCK_REL)
 		m->clock_offset = (int64_t)m->started;
-	if (start_thread(m, exec_thread) < 0) {
-		stop_meter(m);
-		free_meter(m);
-		return -1;
-	}
-	pmu->priv = m;
-	if (wait_first(m) < 0) {
-		stop_meter(m);
-		free_meter(m);
-		pmu->priv = NULL;
-		return -1;
-	}
-	return 0;
+	return run_meter(pmu, m, exec_thread);
 fail:
 	pmu_args_release(&pa);
 	free_meter(m);

@@ -4,7 +4,6 @@
  * log's length (4 bytes, little-endian; taken modulo what follows), the log (CSV), then the
  * profile. The profile merge writes must read back whole.
  */
-
 #include "../../cmd/cmd.h"
 #include "../../lib/util.h"
 #include "fuzz.h"
