@@ -8,6 +8,7 @@
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
+#include <asm/perf_regs.h>
 
 #ifndef NT_ARM_SYSTEM_CALL
 #define NT_ARM_SYSTEM_CALL 0x404
@@ -99,4 +100,9 @@ uint64_t arch_scratch(const struct arch_regs *r, size_t size)
 {
 	/* AArch64 Linux has no red zone: below sp, aligned */
 	return (get(r).sp - size - 64) & ~(uint64_t)15;
+}
+
+int arch_perf_pc_reg(void)
+{
+	return PERF_REG_ARM64_PC;
 }

@@ -61,6 +61,10 @@ int arch_prepare_call(struct arch_regs *r, uint64_t insn, long nr, const long ar
 uint64_t arch_pc(const struct arch_regs *r);
 long arch_call_result(const struct arch_regs *r);
 
+/* The PC's number among perf_event's user registers (asm/perf_regs.h): a perf sample's
+ * PERF_SAMPLE_REGS_USER, the user-mode PC even of a sample taken in the kernel. */
+int arch_perf_pc_reg(void);
+
 /* Room of size bytes on the thread's stack below what its code may use (the red zone), 16-byte
  * aligned. */
 uint64_t arch_scratch(const struct arch_regs *r, size_t size);

@@ -7,6 +7,7 @@
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
+#include <asm/perf_regs.h>
 
 _Static_assert(sizeof(struct user_regs_struct) <= sizeof(struct arch_regs),
 	       "struct arch_regs holds user_regs_struct");
@@ -107,4 +108,9 @@ uint64_t arch_scratch(const struct arch_regs *r, size_t size)
 {
 	/* below the 128-byte red zone the ABI keeps for leaf functions */
 	return (get(r).rsp - 128 - size - 64) & ~(uint64_t)15;
+}
+
+int arch_perf_pc_reg(void)
+{
+	return PERF_REG_X86_IP;
 }

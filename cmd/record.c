@@ -262,11 +262,16 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 		(unsigned long long)st->thread_samples, (unsigned long long)st->oncpu_samples,
 		(unsigned long long)st->asleep_samples);
 	fprintf(stderr, "pperf: CPU clocks  %12llu thread-samples at their steps (%llu threads timed: "
-		"%llu on the task clock, %llu at CPU-clock timers' ticks; %llu refused)\n",
+		"%llu on the task clock, %llu of them through a buffer, %llu at CPU-clock timers' "
+		"ticks; %llu refused)\n",
 		(unsigned long long)st->timer_samples, (unsigned long long)st->timer_threads,
-		(unsigned long long)st->task_clock_threads,
+		(unsigned long long)st->task_clock_threads, (unsigned long long)st->ring_threads,
 		(unsigned long long)(st->timer_threads - st->task_clock_threads),
 		(unsigned long long)st->timer_refused);
+	if (st->ring_lost)
+		fprintf(stderr, "pperf: dropped     %12llu task-clock samples, their buffer full (their "
+			"CPU time is spread over the thread's samples around)\n",
+			(unsigned long long)st->ring_lost);
 	if (a->task_clock_errno)
 		fprintf(stderr, "pperf: task clock  %12s (perf_event_open: %s; kernel-mode samples "
 			"need root, CAP_PERFMON or kernel.perf_event_paranoid <= 1)\n",

@@ -28,6 +28,36 @@ int perfclock_open(pid_t tid, uint64_t period_ns, uint64_t cookie);
  * (a negative errno). */
 int perfclock_usable(void);
 
+/*
+ * The same clock without signals or stops: the kernel writes each sample (the thread's
+ * user-mode PC, its task clock and the time) into a buffer the tracer maps, and the tracer
+ * reads them at its own pace (perf record's way). The thread is never stopped or signalled
+ * for a sample, so a sample costs it a few microseconds in the kernel instead of a stop, and
+ * none of its calls can end with EINTR for one. A sample taken in the kernel carries the PC
+ * where the thread entered it (its user registers), as a signal's stop would.
+ */
+struct perfclock_ring {
+	int fd;
+	void *base; /* the mapping: the kernel's control page, then the data */
+	size_t page, data_size;
+	uint64_t lost; /* samples the kernel dropped, the buffer being full */
+};
+
+struct perfclock_sample {
+	uint64_t time;	/* CLOCK_MONOTONIC, ns */
+	uint64_t pc;	/* user-mode PC; 0 if the kernel gave none */
+	uint64_t clock; /* the task clock's count: CPU time (ns) since the event was opened */
+	uint32_t tid;
+};
+
+/* Open thread tid's event with its buffer, a sample every period_ns of its CPU time: 0, or a
+ * negative errno (the event's own refusal, or the buffer's: EPERM beyond the locked-memory
+ * limits of a user without CAP_IPC_LOCK). */
+int perfclock_open_ring(pid_t tid, uint64_t period_ns, struct perfclock_ring *ring);
+/* Up to max samples written since the last call, oldest first: how many (0: none now). */
+size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample *out, size_t max);
+void perfclock_ring_close(struct perfclock_ring *ring);
+
 /* The si_code of its signals (TRAP_PERF). */
 #define PERFCLOCK_CODE 6
 

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "maps.h"
+#include "perfclock.h"
 #include "procfs.h"
 #include "stack.h"
 
@@ -53,6 +54,9 @@ struct task {
 	} timer_state;	     /* all but TIMER_ARMED: stopped at the sampling instants */
 	int timer_id;
 	int perf_fd;	     /* its task clock's event (perfclock.h), or -1 */
+	struct perfclock_ring ring; /* the event's buffer, when its samples come there */
+	uint64_t ring_cpu0;  /* with one: its CPU time when the event was opened */
+	uint64_t ring_clock; /* ... and the event's count at its last sample written */
 	uint64_t clock_cpu_ns; /* its CPU time at its last task-clock sample (or when armed) */
 	int clock_perf;	     /* its timer is (or is to be) the task clock, not a CPU-clock timer */
 	uint32_t timer_checks; /* TIMER_BLOCKED: how often its signal mask was looked at */

@@ -111,6 +111,11 @@ struct tracer {
 	/* the task clock (perfclock.h): 0 not tried yet, 1 in use, or the negative errno that
 	 * made it unavailable */
 	int task_clock;
+	/* task-clock samples read from the kernel's buffers (perfclock_open_ring()), not at
+	 * stops: without call stacks and channels, which a stop reads */
+	int ring;
+	struct perfclock_sample *rs; /* the samples read, of every thread, to be written */
+	size_t nrs, rs_alloc;
 	int nr_cpus; /* the CPUs the program may run on */
 };
 
@@ -136,6 +141,7 @@ static uint64_t stamp(const struct tracer *t)
 }
 
 static void write_sample(struct tracer *t, uint64_t time);
+static void drain_rings(struct tracer *t);
 static void handle_status(struct tracer *t, pid_t tid, int status);
 
 static void emit(struct tracer *t, struct profile_record *rec)
@@ -219,6 +225,20 @@ static struct task *new_task(struct tracer *t, pid_t pid, pid_t tid, int how, pi
 	return task;
 }
 
+/* Close a task's task-clock event. The samples still in its buffer are written first, unless
+ * a sample is being taken (then they are left out: the task is ending meanwhile). */
+static void close_task_clock(struct tracer *t, struct task *task)
+{
+	if (task->ring.base) {
+		drain_rings(t);
+		t->st.ring_lost += task->ring.lost;
+		perfclock_ring_close(&task->ring);
+	} else if (task->perf_fd >= 0) {
+		close(task->perf_fd);
+	}
+	task->perf_fd = -1;
+}
+
 static void emit_exit(struct tracer *t, struct process *p, int status)
 {
 	struct profile_record rec = { .type = PROFILE_EXIT };
@@ -242,14 +262,15 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 	}
 	/* Gone before its sample is written: a sample being taken leaves it out (it exited once
 	 * let go), as its THREAD_END comes first; samples of its CPU clock taken since the last
-	 * sample are written first. */
+	 * sample are written first, those in buffers before them. */
+	drain_rings(t);
 	if (task->taken && !t->sample_open)
 		write_sample(t, now_ns());
 	for (uint32_t i = 0; t->sample_open && task->taken && i < t->nts; i++)
 		if (t->ts[i].slot == task->slot)
 			t->ts[i].slot = SLOT_GONE;
 	if (task->perf_fd >= 0)
-		close(task->perf_fd);
+		close_task_clock(t, task);
 	/* Its timer outlives it in the process: deleted at the next chance (reap_timers()). */
 	else if ((task->timer_state == TIMER_ARMED || task->timer_state == TIMER_UNARM) &&
 		 task->proc->nr_tasks > 1) {
@@ -422,6 +443,14 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 	 * pperf cannot make one (AArch64, for now). */
 	if (!syscall_insn(task->proc))
 		return 0;
+	/* samples in a buffer: no signal, nothing made in the thread */
+	if (t->ring && perfclock_open_ring(task->tid, t->period_ns, &task->ring) == 0) {
+		task->perf_fd = task->ring.fd;
+		task->ring_clock = 0;
+		cputime_read(&task->cputime, &task->ring_cpu0, NULL);
+		t->st.ring_threads++;
+		goto armed;
+	}
 	/* as for a timer's signal (arm_timer()): a SIGTRAP it blocks would stay queued */
 	if (task->state != TASK_NEW && cputimer_status(task->proc->pid, task->tid, &cs) == 0 &&
 	    cs.trap_blocked) {
@@ -439,6 +468,7 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 		return 0;
 	}
 	task->perf_fd = fd;
+armed:
 	task->clock_perf = 1;
 	cputime_read(&task->cputime, &task->clock_cpu_ns, NULL);
 	task->timer_state = TIMER_ARMED;
@@ -523,6 +553,10 @@ static int disarm_timer(struct tracer *t, struct task *task)
 		struct cputimer_status cs;
 		long args[6] = { 0 };
 
+		if (task->ring.base) {
+			close_task_clock(t, task); /* nothing on its way to the thread */
+			return 0;
+		}
 		close(task->perf_fd);
 		task->perf_fd = -1;
 		if (cputimer_status(p->pid, task->tid, &cs) < 0 || !syscall_insn(p) || cs.filtered)
@@ -620,6 +654,7 @@ static void exec_event(struct tracer *t, struct task *task, pid_t former)
 	ssize_t n;
 
 	/* samples of the former program first, before its maps are replaced */
+	drain_rings(t);
 	if (t->nts && !t->sample_open)
 		write_sample(t, now_ns());
 	if (former != tid) {
@@ -649,10 +684,8 @@ static void exec_event(struct tracer *t, struct task *task, pid_t former)
 	p->no_timers = 0;
 	p->nr_dead = 0;
 	task->timer_id = -1;
-	if (task->perf_fd >= 0) {
-		close(task->perf_fd); /* its event was removed at the exec (remove_on_exec) */
-		task->perf_fd = -1;
-	}
+	if (task->perf_fd >= 0)
+		close_task_clock(t, task); /* its event was removed at the exec (remove_on_exec) */
 	task->timer_state = t->o.cpu_clock ? TIMER_WANTED : TIMER_NONE;
 	task_stopped(t, task, 0);
 	if (task->timer_state == TIMER_WANTED && !task->interrupted &&
@@ -1207,6 +1240,15 @@ static void take_thread(struct tracer *t, struct task *task)
 	task->taken_at = n;
 	before = task->cpu_ns;
 	cputime_read(&task->cputime, &task->cpu_ns, &sched);
+	if (task->ring.base) {
+		/* the count of its task clock, which its samples in the buffer are stamped with:
+		 * the CPU times of the thread's samples then follow each other */
+		uint64_t count;
+
+		if (read(task->ring.fd, &count, sizeof(count)) == sizeof(count))
+			task->cpu_ns = task->ring_cpu0 + count > before ? task->ring_cpu0 + count :
+									 before;
+	}
 	task->last_delta = task->cpu_ns > before ? task->cpu_ns - before : 0;
 	s = &t->ts[n];
 	*s = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
@@ -1303,6 +1345,77 @@ static int sample_waits(struct tracer *t, uint32_t first)
 	return 1;
 }
 
+/* A task-clock sample read from a buffer, written as a sample of its thread alone. */
+static void write_ring_sample(struct tracer *t, const struct perfclock_sample *rs)
+{
+	struct task *task = task_find(&t->tt, (pid_t)rs->tid);
+	uint64_t cpu;
+
+	if (!task || !task->ring.base || !rs->pc || rs->clock <= task->ring_clock)
+		return;
+	/*
+	 * One period, every sample alike. Samples the kernel dropped (its buffer full while the
+	 * sampler did not run) fell where they fell, whatever the code: their CPU time is not
+	 * this sample's, and the readers' per-thread scale spreads it over the thread's samples
+	 * around (weighing this one by it gave shares 2 points off after 1.5 s without the
+	 * sampler). (A stop for a signal is another matter: see task_weigh().)
+	 */
+	task->ring_clock = rs->clock;
+	/* never below what an earlier sample said (read at a stop a moment later) */
+	cpu = task->ring_cpu0 + rs->clock;
+	if (cpu < task->cpu_ns)
+		cpu = task->cpu_ns;
+	task->cpu_ns = cpu;
+	task->pc = rs->pc; /* where it was last seen running, for the samples in wall time */
+	sample_room(t, 1);
+	t->ts[0] = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
+					     .tid = (uint32_t)task->tid, .pc = rs->pc, .cpu_ns = cpu,
+					     .state = TS_ONCPU, .cpu_weight = t->period_ns };
+	t->nts = 1;
+	task->taken = 1;
+	t->st.timer_samples++;
+	t->st.oncpu_samples++;
+	write_sample(t, rs->time);
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct perfclock_sample *x = a, *y = b;
+
+	return (x->time > y->time) - (x->time < y->time);
+}
+
+/*
+ * Write the samples in the task clocks' buffers, of every thread, in time order. Not while a
+ * sample is being taken: at the next chance (each sampling instant, an exec, a thread's end).
+ */
+static void drain_rings(struct tracer *t)
+{
+	size_t n;
+
+	if (!t->ring || t->sample_open)
+		return;
+	if (t->nts)
+		write_sample(t, now_ns());
+	t->nrs = 0;
+	for (size_t i = 0; i < t->tt.nr; i++) {
+		struct task *task = t->tt.tasks[i];
+
+		if (!task->ring.base)
+			continue;
+		do {
+			ALLOC_GROW(t->rs, t->rs_alloc, t->nrs + 64);
+			n = perfclock_ring_read(&task->ring, t->rs + t->nrs, 64);
+			t->nrs += n;
+		} while (n == 64);
+	}
+	if (t->nrs > 1)
+		qsort(t->rs, t->nrs, sizeof(*t->rs), by_time);
+	for (size_t i = 0; i < t->nrs; i++)
+		write_ring_sample(t, &t->rs[i]);
+	t->nrs = 0;
+}
+
 static void sample(struct tracer *t)
 {
 	uint64_t end;
@@ -1317,6 +1430,7 @@ static void sample(struct tracer *t)
 	 * seen outlasts a period; when nothing is, this costs one waitpid() a sample.
 	 */
 	drain_events(t);
+	drain_rings(t);
 	t->sampling = 1;
 	t->sample_open = 1;
 	t->sample_time = now_ns();
@@ -1588,6 +1702,8 @@ struct tracer *tracer_new(const struct tracer_options *opts)
 		t->period_ns = 1;
 	t->sigfd = t->timerfd = -1;
 	t->cookie = 0x7070657266000000ULL ^ (uint64_t)getpid();
+	t->ring = opts->cpu_clock == CPU_CLOCK_EXACT && opts->call_graph == CALL_GRAPH_NONE &&
+		  !(opts->pmus && opts->pmus->nr_channels);
 	if (t->o.pmus && t->o.pmus->nr_channels)
 		t->sys_values = xcalloc(t->o.pmus->nr_channels, sizeof(int64_t));
 
@@ -2009,6 +2125,7 @@ int tracer_run(struct tracer *t)
 	}
 	if (t->stop == STOP_SIGNAL && t->root && !t->root_done)
 		end_root(t);
+	drain_rings(t);
 	if (t->nts)
 		write_sample(t, now_ns());
 	/* Recording is over: totals first, so the profile is complete whatever happens next. */
@@ -2053,5 +2170,6 @@ void tracer_free(struct tracer *t)
 	free(t->ustk_data);
 	free(t->sys_values);
 	free(t->thr_values);
+	free(t->rs);
 	free(t);
 }

@@ -43,6 +43,8 @@ struct tracer_stats {
 	uint64_t timer_samples;	 /* thread-samples taken at a stop for a CPU-clock timer */
 	uint64_t timer_threads, timer_refused; /* threads given a timer, and refused one */
 	uint64_t task_clock_threads; /* ... of which on the task clock (perfclock.h) */
+	uint64_t ring_threads;	     /* ... of which with its samples in a buffer */
+	uint64_t ring_lost;	     /* samples the kernel dropped from those buffers */
 	int task_clock_errno;	     /* why the task clock could not be had, or 0 */
 };
 

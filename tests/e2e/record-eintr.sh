@@ -3,10 +3,12 @@
 # their thread makes fail with EINTR) and in nanosleep/clock_nanosleep (which must not return
 # early), beside a busy thread (tests/progs/eintr, about 5,000 calls a second), run idle and
 # beside one CPU hog per CPU started here, and as nobody, in every sampling mode (the task
-# clock, as root here; CPU-clock timers' ticks, as nobody where perf_event_paranoid is 2 or
-# more; snapshots), also while they are sent signals they ignore (which stop a traced thread):
-# not one EINTR, not one early return, as without pperf. Sampled on their CPU clocks sleeping
-# threads are never stopped (the signal comes on the way back to user mode); a snapshot
+# clock, as root here, its samples read from a buffer, or with call stacks (-g) at stops for
+# its signal; CPU-clock timers' ticks, as nobody where perf_event_paranoid is 2 or more;
+# snapshots), also while they are sent signals they ignore (which stop a traced thread): not one
+# EINTR, not one early return, as without pperf. On the task clock's buffer no thread is ever
+# stopped or signalled for a sample; sampled at signals of their CPU clocks, sleeping threads
+# are never stopped (the signal comes on the way back to user mode); a snapshot
 # may stop a thread just as it falls asleep, and a stop for an ignored signal wakes it, and
 # either call that then ends with EINTR is made again. The program's own CPU-time and
 # wall-clock timers expire as often as without pperf.
@@ -54,9 +56,10 @@ runs() {
 # PROF and VIRT times the count. Beside busy processes each stop of a thread between two ticks
 # hands its CPU to one of them, which then often holds it over the next tick: the thread is
 # charged fewer ticks than it ran (README, Limits). At ticks (--sampling ticks) the stops come
-# right after a tick, charged to the thread; on the task clock at any point between two
-# (15-20 of 30 measured at 1 kHz, 26-29 without pperf), and "idle" is only as idle as the
-# machine the suite runs on (19-21 of 30 with the suite beside two CPU hogs): the busy bound. (SIGALRM, every 20 ms of wall time, is
+# right after a tick, charged to the thread; at the task clock's signals (-g) at any point
+# between two (15-20 of 30 measured at 1 kHz, 26-29 without pperf), and "idle" is only as idle
+# as the machine the suite runs on (19-21 of 30 with the suite beside two CPU hogs): the busy
+# bound. On the task clock's buffer, without stops, as without pperf (28-31 of 30 beside hogs). (SIGALRM, every 20 ms of wall time, is
 # printed, not checked: two expirations merge whenever the program waits over 20 ms for a CPU,
 # with or without pperf.)
 timers() {
@@ -85,18 +88,22 @@ timers_snapshot() {
 }
 
 runs "idle" 20
+runs "idle, task clock at stops (-g)" 5 -g
 runs "idle, snapshots" 10 --sampling snapshot
 runs "idle, ticks" 5 --sampling ticks
 runs "idle, signals it ignores" 5 -- ignored
 runs "idle, snapshots, signals it ignores" 5 --sampling snapshot -- ignored
-timers "idle" 0.35 0.3
+timers "idle" 0.75 0.7
+timers "idle, task clock at stops (-g)" 0.35 0.3 -g
 timers "idle, ticks" 0.75 0.7 --sampling ticks
 start_hogs
 runs "beside $(nproc) CPU hogs" 20
+runs "beside $(nproc) CPU hogs, task clock at stops (-g)" 10 -g
 runs "beside $(nproc) CPU hogs, ticks" 10 --sampling ticks
 runs "beside $(nproc) CPU hogs, snapshots" 10 --sampling snapshot
 runs "beside $(nproc) CPU hogs, snapshots, signals it ignores" 5 --sampling snapshot -- ignored
-timers "beside $(nproc) CPU hogs" 0.35 0.3
+timers "beside $(nproc) CPU hogs" 0.75 0.7
+timers "beside $(nproc) CPU hogs, task clock at stops (-g)" 0.35 0.3 -g
 timers "beside $(nproc) CPU hogs, ticks" 0.75 0.7 --sampling ticks
 timers_snapshot "beside $(nproc) CPU hogs"
 if [ ${#asuser[@]} -gt 0 ]; then

@@ -2,7 +2,7 @@
 # with its thread's CPU clock), idle and with one CPU hog per CPU started here, at the default
 # priority and as nobody: CPU time is charged where it was spent, never where a thread slept or
 # waited for a CPU. As root the threads are sampled on their task clocks (exact steps of their
-# CPU time); as nobody, where perf_event_paranoid is 2 or more (here), at their CPU-clock
+# CPU time; the kernel writes the samples into buffers, or with call stacks signals them); as nobody, where perf_event_paranoid is 2 or more (here), at their CPU-clock
 # timers' ticks, and so with --sampling ticks. (Snapshots have more checks in record-split.sh.)
 # serial: its CPU hogs would slow the other tests down.
 . "$(dirname "$0")/lib.sh"
@@ -13,8 +13,9 @@ asuser=()
 [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
 	asuser=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 
-# measure [--nobody] [--snapshot|--ticks] [--guard POINTS] -- TRUTH-ARGS: one recording;
-# succeeds if every function the
+# measure [--nobody] [--snapshot|--ticks|--stops] [--guard POINTS] -- TRUTH-ARGS: one
+# recording (--stops: with call stacks, -g, so on the task clock at stops for its signals, not
+# from its buffer); succeeds if every function the
 # program times has its share within the tolerance of the program's own account. The tolerance
 # is 1.5 points, or 2.5 times the standard error of a share estimated from the N thread-samples
 # that found the program running, 100 * sqrt(p (1 - p) / N), where that is larger: the share is
@@ -24,15 +25,22 @@ asuser=()
 # itself as regularly as this one, is seen at related places from one sample to the next,
 # which spreads the estimate a little more than independent samples would.)
 measure() {
-	local who=() mode=() own prof line="" ok=0 f n tol lo hi asleep guard=0
+	local who=() mode=() guard=0
 	[ "$1" = --nobody ] && { who=("${asuser[@]}"); shift; }
 	[ "$1" = --snapshot ] && { mode=(--sampling snapshot); shift; }
 	[ "$1" = --ticks ] && { mode=(--sampling ticks); shift; }
+	[ "$1" = --stops ] && { mode=(--sampling cpu -g); shift; }
 	[ "$1" = --guard ] && { guard=$2; shift 2; }
 	shift # --
 	rm -f "$T/out/p.data" "$T/out/log"
 	TRUTH_LOG=$T/out/log "${who[@]}" "$T/pperf" record -q "${mode[@]}" -o "$T/out/p.data" -- \
 		"$T/truth" "$@" >"$T/own" || fail "record $* exited $?"
+	shares "$guard" "${who[*]:+as nobody: }${mode[*]:+${mode[*]}: }truth $*"
+}
+# shares GUARD LABEL: the check of measure() on the recording $T/out/p.data of the program
+# whose own account is $T/own
+shares() {
+	local guard=$1 label=$2 own prof line="" ok=0 f n tol lo hi asleep
 	"$T/pperf" report --format csv --sort sym "$T/out/p.data" >"$T/rep" || fail "report"
 	n=$(awk -F, 'NR > 1 { n += $2 } END { print n + 0 }' "$T/rep")
 	asleep=$(awk '$1 == "asleep" { print $2 }' "$T/own")
@@ -56,7 +64,7 @@ measure() {
 			'BEGIN { exit !(x >= lo - d && x <= hi + d) }' || ok=1
 	done
 	[ "$guard" = 0 ] || line="$line held to $guard points (not yet right);"
-	echo "${who[*]:+as nobody: }${mode[*]:+${mode[1]}: }truth $* ($n samples on a CPU):$line"
+	echo "$label ($n samples on a CPU):$line"
 	# A miss says where the samples fell in the calls the program logged (test-tool where).
 	[ $ok = 0 ] || "$BUILD/tests/helper/test-tool" where "$T/out/p.data" "$T/out/log" | sed 's/^/  /'
 	return $ok
@@ -84,6 +92,35 @@ check "page faults and munmap, then work" -- faults 4
 # as one signal at the call's end (it got 1.5 % instead of 5.7 when each such sample stood
 # for one period)
 check "a long system call (munmap of 64 MiB), then work" -- munmap 4
+# With call stacks the task clock's samples are its signals, one stop each (the kernel keeps
+# one pending: a long call's overflows come as one at its end, weighed for all of them).
+check "task clock at stops: one CPU-bound thread" --stops -- bound 4 1
+check "task clock at stops: a long system call, then work" --stops -- munmap 4
+
+# The sampler kept off its CPU: stopped 3 times for 1.5 s while 4 threads run at 4 kHz, so
+# that their task clocks' buffers (910 samples) fill and the kernel drops samples (-v says how
+# many). The CPU time of
+# the dropped ones is spread over each thread's samples around, wherever they fell, and the
+# shares stay right (weighing the next sample by it, they were 2 points off once in 3).
+starved() {
+	local rec
+	rm -f "$T/out/p.data"
+	TRUTH_LOG=$T/out/log "$T/pperf" record -v -F 4000 -o "$T/out/p.data" -- "$T/truth" bound 6 4 \
+		>"$T/own" 2>"$T/err" &
+	rec=$!
+	sleep 0.5
+	for _ in 1 2 3; do
+		kill -STOP $rec
+		sleep 1.5
+		kill -CONT $rec
+		sleep 0.3
+	done
+	wait $rec || fail "the starved recording exited $?: $(cat "$T/err")"
+	grep -q "^pperf: dropped .* task-clock samples" "$T/err" ||
+		fail "no task-clock samples dropped while the sampler was stopped: $(cat "$T/err")"
+	shares 0 "the sampler stopped 3 times 1.5 s, $(awk '/^pperf: dropped/ { print $3 }' "$T/err") samples dropped: truth bound 6 4 at 4 kHz"
+}
+starved || starved || fail "the sampler kept off its CPU: a share is off by more than its tolerance"
 start_hogs
 check "one CPU-bound thread beside $(nproc) CPU hogs" -- bound 6 1
 # (4 threads beside the hogs with the suite running too, under ASan: hot 1.6 and 2.1 points

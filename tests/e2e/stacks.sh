@@ -58,8 +58,11 @@ expect_eq "--call-graph bogus exit" $? 2
 "$PPERF" convert --to collapsed --weight nosuch -i "$T/cp.data" 2>"$T/err"
 expect_eq "bad --weight exit" $? 2
 # A channel as the weight: task-clock, the threads' CPU time counted by perf_event, weighs the
-# stacks as the CPU time does (within 10%; 1 s, as 0.3 s was 13-20 % off twice with the suite
-# beside two CPU hogs, under ASan: few samples).
+# stacks as the CPU time does. Within 20 %, not closer: the CPU-time weight of a snapshot is the
+# estimator's (task_weigh(): a sampler that comes late on a busy machine gets a capped weight),
+# the channel's the raw count between two stops, and they part on a loaded machine (1 s: 10.5 %
+# once in five suites beside two CPU hogs; 0.3 s: 13-20 % under ASan). A channel charged to
+# the wrong stacks would be off by its whole share.
 if "$PPERF" record -q -g -e task-clock -o "$T/tc.data" -- "$PROGS/callpaths" 1 >/dev/null 2>"$T/err"; then
 	"$PPERF" convert --to collapsed --weight task-clock -i "$T/tc.data" >"$T/tc.folded" 2>"$T/err" ||
 		fail "--weight task-clock: $(cat "$T/err")"
@@ -67,7 +70,7 @@ if "$PPERF" record -q -g -e task-clock -o "$T/tc.data" -- "$PROGS/callpaths" 1 >
 	tc=$(awk '/;a;d;c / { s += $NF } END { print s + 0 }' "$T/tc.folded")
 	cpu=$(awk '/;a;d;c / { s += $NF } END { print s + 0 }' "$T/cpu.folded")
 	echo "a;d;c: task-clock $tc ns, CPU time $cpu ns"
-	awk -v a="$tc" -v b="$cpu" 'BEGIN { exit !(b > 0 && a > 0.9 * b && a < 1.1 * b) }' ||
+	awk -v a="$tc" -v b="$cpu" 'BEGIN { exit !(b > 0 && a > 0.8 * b && a < 1.2 * b) }' ||
 		fail "a;d;c weighs $tc ns of task-clock, $cpu ns of CPU time"
 else
 	echo "no channel weight checked: record -e task-clock failed: $(cat "$T/err")"
