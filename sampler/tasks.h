@@ -57,6 +57,7 @@ struct task {
 	struct perfclock_ring ring; /* the event's buffer, when its samples come there */
 	uint64_t ring_cpu0;  /* with one: its CPU time when the event was opened */
 	uint64_t ring_clock; /* ... and the event's count at its last sample written */
+	size_t ring_last;    /* drain_rings(): 1 + the index of its last sample read, or 0 */
 	uint64_t clock_cpu_ns; /* its CPU time at its last task-clock sample (or when armed) */
 	int clock_perf;	     /* its timer is (or is to be) the task clock, not a CPU-clock timer */
 	uint32_t timer_checks; /* TIMER_BLOCKED: how often its signal mask was looked at */

@@ -141,7 +141,7 @@ static uint64_t stamp(const struct tracer *t)
 }
 
 static void write_sample(struct tracer *t, uint64_t time);
-static void drain_rings(struct tracer *t);
+static void drain_rings(struct tracer *t, int instant);
 static void handle_status(struct tracer *t, pid_t tid, int status);
 
 static void emit(struct tracer *t, struct profile_record *rec)
@@ -230,7 +230,7 @@ static struct task *new_task(struct tracer *t, pid_t pid, pid_t tid, int how, pi
 static void close_task_clock(struct tracer *t, struct task *task)
 {
 	if (task->ring.base) {
-		drain_rings(t);
+		drain_rings(t, 0);
 		t->st.ring_lost += task->ring.lost;
 		perfclock_ring_close(&task->ring);
 	} else if (task->perf_fd >= 0) {
@@ -263,7 +263,7 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 	/* Gone before its sample is written: a sample being taken leaves it out (it exited once
 	 * let go), as its THREAD_END comes first; samples of its CPU clock taken since the last
 	 * sample are written first, those in buffers before them. */
-	drain_rings(t);
+	drain_rings(t, 0);
 	if (task->taken && !t->sample_open)
 		write_sample(t, now_ns());
 	for (uint32_t i = 0; t->sample_open && task->taken && i < t->nts; i++)
@@ -654,7 +654,7 @@ static void exec_event(struct tracer *t, struct task *task, pid_t former)
 	ssize_t n;
 
 	/* samples of the former program first, before its maps are replaced */
-	drain_rings(t);
+	drain_rings(t, 0);
 	if (t->nts && !t->sample_open)
 		write_sample(t, now_ns());
 	if (former != tid) {
@@ -1345,14 +1345,18 @@ static int sample_waits(struct tracer *t, uint32_t first)
 	return 1;
 }
 
-/* A task-clock sample read from a buffer, written as a sample of its thread alone. */
-static void write_ring_sample(struct tracer *t, const struct perfclock_sample *rs)
+/*
+ * A task-clock sample read from a buffer, as thread-sample n of the current sample (its thread
+ * then taken). 0, or -1 if it is to be left out (its thread gone, no PC, not newer than the
+ * last).
+ */
+static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uint32_t n)
 {
 	struct task *task = task_find(&t->tt, (pid_t)rs->tid);
 	uint64_t cpu;
 
 	if (!task || !task->ring.base || !rs->pc || rs->clock <= task->ring_clock)
-		return;
+		return -1;
 	/*
 	 * One period, every sample alike. Samples the kernel dropped (its buffer full while the
 	 * sampler did not run) fell where they fell, whatever the code: their CPU time is not
@@ -1367,15 +1371,15 @@ static void write_ring_sample(struct tracer *t, const struct perfclock_sample *r
 		cpu = task->cpu_ns;
 	task->cpu_ns = cpu;
 	task->pc = rs->pc; /* where it was last seen running, for the samples in wall time */
-	sample_room(t, 1);
-	t->ts[0] = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
+	sample_room(t, n + 1);
+	t->ts[n] = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
 					     .tid = (uint32_t)task->tid, .pc = rs->pc, .cpu_ns = cpu,
 					     .state = TS_ONCPU, .cpu_weight = t->period_ns };
-	t->nts = 1;
 	task->taken = 1;
+	task->taken_at = n;
 	t->st.timer_samples++;
 	t->st.oncpu_samples++;
-	write_sample(t, rs->time);
+	return 0;
 }
 
 static int by_time(const void *a, const void *b)
@@ -1386,10 +1390,14 @@ static int by_time(const void *a, const void *b)
 }
 
 /*
- * Write the samples in the task clocks' buffers, of every thread, in time order. Not while a
- * sample is being taken: at the next chance (each sampling instant, an exec, a thread's end).
+ * Write the samples in the task clocks' buffers, of every thread, in time order, each as a
+ * sample of its thread alone; at a sampling instant (`instant`), each thread's last one is
+ * kept as its thread-sample in the sample about to be taken, as a stop for a clock's signal
+ * is: a sample stands for one instant of every thread (a record of one thread between two
+ * instants would cut the others' wall time short). Not while a sample is being taken: at the
+ * next chance (each sampling instant, an exec, a thread's end).
  */
-static void drain_rings(struct tracer *t)
+static void drain_rings(struct tracer *t, int instant)
 {
 	size_t n;
 
@@ -1401,6 +1409,7 @@ static void drain_rings(struct tracer *t)
 	for (size_t i = 0; i < t->tt.nr; i++) {
 		struct task *task = t->tt.tasks[i];
 
+		task->ring_last = 0;
 		if (!task->ring.base)
 			continue;
 		do {
@@ -1411,15 +1420,36 @@ static void drain_rings(struct tracer *t)
 	}
 	if (t->nrs > 1)
 		qsort(t->rs, t->nrs, sizeof(*t->rs), by_time);
-	for (size_t i = 0; i < t->nrs; i++)
-		write_ring_sample(t, &t->rs[i]);
+	for (size_t i = t->nrs; instant && i-- > 0;) {
+		struct task *task = task_find(&t->tt, (pid_t)t->rs[i].tid);
+
+		if (task && !task->ring_last)
+			task->ring_last = i + 1;
+	}
+	for (size_t i = 0; i < t->nrs; i++) {
+		struct task *task = instant ? task_find(&t->tt, (pid_t)t->rs[i].tid) : NULL;
+
+		if (task && task->ring_last == i + 1)
+			continue;
+		if (ring_tsample(t, &t->rs[i], 0) == 0) {
+			t->nts = 1;
+			write_sample(t, t->rs[i].time);
+		}
+	}
+	for (size_t i = 0; i < t->tt.nr; i++) {
+		struct task *task = t->tt.tasks[i];
+
+		if (task->ring_last && ring_tsample(t, &t->rs[task->ring_last - 1], t->nts) == 0)
+			t->nts++;
+		task->ring_last = 0;
+	}
 	t->nrs = 0;
 }
 
 static void sample(struct tracer *t)
 {
 	uint64_t end;
-	uint32_t first = t->nts;
+	uint32_t first = t->nts; /* (with channels, which the buffers are never used with) */
 	int waits;
 
 	/*
@@ -1430,7 +1460,7 @@ static void sample(struct tracer *t)
 	 * seen outlasts a period; when nothing is, this costs one waitpid() a sample.
 	 */
 	drain_events(t);
-	drain_rings(t);
+	drain_rings(t, 1);
 	t->sampling = 1;
 	t->sample_open = 1;
 	t->sample_time = now_ns();
@@ -2125,7 +2155,7 @@ int tracer_run(struct tracer *t)
 	}
 	if (t->stop == STOP_SIGNAL && t->root && !t->root_done)
 		end_root(t);
-	drain_rings(t);
+	drain_rings(t, 0);
 	if (t->nts)
 		write_sample(t, now_ns());
 	/* Recording is over: totals first, so the profile is complete whatever happens next. */
