@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a busy machine does to sampling: a CPU-bound program (fixed work) recorded alone and
 # beside one CPU hog per CPU (started here), at the default priority, for 1 and 4 threads, in
-# each sampling mode (cpu: the task clock, as root; ticks; snapshot): what the program pays
+# each sampling mode (cpu: the task clock, as root, through its buffers; "cpu -g": its signals,
+# as with call stacks, the walk included; ticks; snapshot): what the program pays
 # (its wall time under pperf against its wall time without, in the same condition), how many
 # thread-samples found it on a CPU per second of its CPU time, and, for the stops pperf makes
 # itself (snapshots), how long a thread stays stopped once it has stopped; and what a stop
@@ -28,7 +29,7 @@ measure() {
 		a=$(now)
 		"$spin" "$1" "$(work "$1")"
 		b=$(now)
-		"$pperf" record -v --sampling "$2" -o "$tmp/p.data" -- "$spin" "$1" "$(work "$1")" \
+		"$pperf" record -v --sampling $2 -o "$tmp/p.data" -- "$spin" "$1" "$(work "$1")" \
 			>/dev/null 2>"$tmp/v" || true
 		c=$(now)
 		awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { printf "%.1f\n", 100 * ((c - b) / (b - a) - 1) }' >>"$tmp/slow"
@@ -47,7 +48,7 @@ echo "slowdown: its wall time under pperf against without pperf in the same cond
 echo
 echo "| sampling | threads | machine | slowdown | on-CPU samples per CPU second | held per stop (us) |"
 echo "| --- | --- | --- | --- | --- | --- |"
-for mode in cpu ticks snapshot; do
+for mode in cpu "cpu -g" ticks snapshot; do
 	for n in 1 4; do
 		read -r s r h < <(measure "$n" "$mode")
 		echo "| $mode | $n | idle | $s % | $r | $h |"
@@ -69,7 +70,7 @@ held() {
 	: >"$tmp/h"
 	for i in $(seq "$runs"); do
 		a=$("$stalls" 2 | awk '{ print $4 }')
-		b=$("$pperf" record -v --sampling "$1" -o "$tmp/p.data" -- "$stalls" 2 2>"$tmp/v" | awk '{ print $4 }')
+		b=$("$pperf" record -v --sampling $1 -o "$tmp/p.data" -- "$stalls" 2 2>"$tmp/v" | awk '{ print $4 }')
 		if [ "$1" != snapshot ]; then
 			s=$(awk '/pperf: CPU clocks/ { print $4 }' "$tmp/v")
 		else
@@ -81,12 +82,13 @@ held() {
 }
 
 echo
-echo "What a stop holds the program, as it feels it: \`bench/stalls\` (one thread reading the clock,"
-echo "adding up every gap over 3 us) under pperf against alone, per stop pperf made; medians of $runs runs."
+echo "What a sample holds the program, as it feels it: \`bench/stalls\` (one thread reading the clock,"
+echo "adding up every gap over 3 us) under pperf against alone, per sample of its clock (\`cpu\`: no stop, the"
+echo "kernel's work; the others: per stop), per stop pperf made in snapshots; medians of $runs runs."
 echo
-echo "| sampling | idle (us per stop) | $(nproc) CPU hogs (us per stop) | busy / idle |"
+echo "| sampling | idle (us per sample) | $(nproc) CPU hogs (us per sample) | busy / idle |"
 echo "| --- | --- | --- | --- |"
-for mode in cpu ticks snapshot; do
+for mode in cpu "cpu -g" ticks snapshot; do
 	hi=$(held "$mode")
 	for _ in $(seq "$(nproc)"); do
 		sh -c 'while :; do :; done' &

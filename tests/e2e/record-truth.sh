@@ -97,28 +97,29 @@ check "a long system call (munmap of 64 MiB), then work" -- munmap 4
 check "task clock at stops: one CPU-bound thread" --stops -- bound 4 1
 check "task clock at stops: a long system call, then work" --stops -- munmap 4
 
-# The sampler kept off its CPU: stopped 3 times for 1.5 s while 4 threads run at 4 kHz, so
-# that their task clocks' buffers (910 samples) fill and the kernel drops samples (-v says how
-# many). The CPU time of
+# The sampler kept off its CPU: stopped 3 times for 2 s while 4 threads run at 10 kHz, so
+# that their task clocks' buffers (910 samples: 0.09 s of a thread's CPU time) fill and the
+# kernel drops samples (-v says how many; at 4 kHz and 1.5 s the threads of the ASan build, in
+# the suite's busy runs, ran too little to fill them). The CPU time of
 # the dropped ones is spread over each thread's samples around, wherever they fell, and the
 # shares stay right (weighing the next sample by it, they were 2 points off once in 3).
 starved() {
 	local rec
 	rm -f "$T/out/p.data"
-	TRUTH_LOG=$T/out/log "$T/pperf" record -v -F 4000 -o "$T/out/p.data" -- "$T/truth" bound 6 4 \
+	TRUTH_LOG=$T/out/log "$T/pperf" record -v -F 10000 -o "$T/out/p.data" -- "$T/truth" bound 8 4 \
 		>"$T/own" 2>"$T/err" &
 	rec=$!
 	sleep 0.5
 	for _ in 1 2 3; do
 		kill -STOP $rec
-		sleep 1.5
+		sleep 2
 		kill -CONT $rec
 		sleep 0.3
 	done
 	wait $rec || fail "the starved recording exited $?: $(cat "$T/err")"
 	grep -q "^pperf: dropped .* task-clock samples" "$T/err" ||
 		fail "no task-clock samples dropped while the sampler was stopped: $(cat "$T/err")"
-	shares 0 "the sampler stopped 3 times 1.5 s, $(awk '/^pperf: dropped/ { print $3 }' "$T/err") samples dropped: truth bound 6 4 at 4 kHz"
+	shares 0 "the sampler stopped 3 times 2 s, $(awk '/^pperf: dropped/ { print $3 }' "$T/err") samples dropped: truth bound 8 4 at 10 kHz"
 }
 starved || starved || fail "the sampler kept off its CPU: a share is off by more than its tolerance"
 start_hogs
