@@ -13,8 +13,8 @@
 
 #include "../arch/arch.h"
 
-/* The buffer of each thread: 16 pages, 64 KiB, 910 samples of 72 bytes (at the default 1 kHz,
- * 0.9 s of its CPU time: the tracer reads them at every sampling instant), or 2 pages where
+/* The buffer of each thread: 16 pages, 64 KiB, 1,170 samples of 56 bytes (at the default 1 kHz,
+ * 1.2 s of its CPU time: the tracer reads them at every sampling instant), or 2 pages where
  * that is more than the locked-memory limits allow a user without CAP_IPC_LOCK. */
 static const unsigned ring_pages[] = { 16, 2 };
 

@@ -1,11 +1,13 @@
 /*
  * Samples timed by the kernel's clock of each thread, exactly: a software perf event on the
  * thread's task clock (perf_event_open(2), PERF_COUNT_SW_TASK_CLOCK), opened by the tracer,
- * that sends the thread a SIGTRAP each time it has run another period. The kernel times it
- * with a high-resolution timer that runs only while the thread does, so the instants fall at
- * exact steps of the thread's CPU time, not at scheduler ticks: perf's own cpu-clock sampling.
- * The signal is sent on the thread's way back to user mode (never inside a system call); the
- * thread stops for it where it was running, and the tracer reads it there and suppresses it.
+ * that samples the thread each time it has run another period. The kernel times it with a
+ * high-resolution timer that runs only while the thread does, so the instants fall at exact
+ * steps of the thread's CPU time, not at scheduler ticks: perf's own cpu-clock sampling. The
+ * samples come either as signals (perfclock_open()): a SIGTRAP sent on the thread's way back
+ * to user mode (never inside a system call), for which the thread stops where it was running,
+ * and the tracer reads it there and suppresses the signal; or through a buffer that the
+ * kernel writes them into (perfclock_open_ring()), with no stop at all.
  *
  * It needs Linux >= 5.13 (sigtrap) and kernel-mode samples of the thread: root, CAP_PERFMON
  * or kernel.perf_event_paranoid <= 1. Samples of user mode alone (what paranoid 2 grants a

@@ -98,7 +98,7 @@ check "task clock at stops: one CPU-bound thread" --stops -- bound 4 1
 check "task clock at stops: a long system call, then work" --stops -- munmap 4
 
 # The sampler kept off its CPU: stopped 3 times for 2 s while 4 threads run at 10 kHz, so
-# that their task clocks' buffers (910 samples: 0.09 s of a thread's CPU time) fill and the
+# that their task clocks' buffers (1,170 samples: 0.12 s of a thread's CPU time) fill and the
 # kernel drops samples (-v says how many; at 4 kHz and 1.5 s the threads of the ASan build, in
 # the suite's busy runs, ran too little to fill them). The CPU time of
 # the dropped ones is spread over each thread's samples around, wherever they fell, and the
