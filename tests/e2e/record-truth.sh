@@ -124,10 +124,13 @@ starved() {
 starved || starved || fail "the sampler kept off its CPU: a share is off by more than its tolerance"
 start_hogs
 check "one CPU-bound thread beside $(nproc) CPU hogs" -- bound 6 1
-# (4 threads beside the hogs with the suite running too, under ASan: hot 1.6 and 2.1 points
-# low, the first tenth of each call seen 1.5-3 times less often than the rest, as at ticks
-# but far less; on a quiet machine -1.7 to +0.6 in 6 runs. Held to 3 until explained.)
-check "more threads than CPUs, beside $(nproc) CPU hogs" --guard 3 -- bound 4 $(($(nproc) * 2))
+check "more threads than CPUs, beside $(nproc) CPU hogs" -- bound 4 $(($(nproc) * 2))
+# (At the task clock's signals, 4 threads beside the hogs with the suite running too, under
+# ASan: hot 1.6 and 2.1 points low, the first tenth of each call seen 1.5-3 times less often
+# than the rest, as at ticks but far less; on a quiet machine -1.7 to +0.6 in 6 runs. Held to 3
+# until explained. Through the buffer, with no stop, -0.5 to +1.3 in 8 runs under such load.)
+check "task clock at stops: more threads than CPUs, beside $(nproc) CPU hogs" --stops --guard 3 -- \
+	bound 4 $(($(nproc) * 2))
 check "work then sleep beside $(nproc) CPU hogs" -- duty 8 300 700
 check "page faults and munmap beside $(nproc) CPU hogs" -- faults 6
 check "a long system call beside $(nproc) CPU hogs" -- munmap 6
