@@ -1432,8 +1432,12 @@ static void drain_rings(struct tracer *t, int instant)
 		if (task && task->ring_last == i + 1)
 			continue;
 		if (ring_tsample(t, &t->rs[i], 0) == 0) {
+			/* never before the last sample written: one taken in the few microseconds
+			 * between a sampling instant's read of the buffers and its time comes after
+			 * it (a time going back broke the upstream layout's conversion) */
 			t->nts = 1;
-			write_sample(t, t->rs[i].time);
+			write_sample(t, t->rs[i].time > t->last_written ? t->rs[i].time :
+									  t->last_written);
 		}
 	}
 	for (size_t i = 0; i < t->tt.nr; i++) {

@@ -23,6 +23,14 @@ for mode in cpu "cpu -g" ticks; do
 		"$T/rep" || fail "$mode: the thread that blocks all signals was not sampled: $(cat "$T/rep")"
 done
 
+# The samples of the task clock's buffers are written in time order with the sampling
+# instants' (one taken between an instant's read of the buffers and its time came after it:
+# 3 of 3 runs of 4 threads at 10 kHz went back by a microsecond or more, which broke the
+# conversion to upstream's layout); dump's sample times never decrease.
+"$PPERF" record -q -F 10000 -o "$T/m.data" -- "$PROGS/truth" bound 1 4 >/dev/null || fail "record -F 10000"
+"$PPERF" dump "$T/m.data" | awk '$2 == "sample" { if ($3 + 0 < last) { print "at offset " $1 ": " $3 " after " last; exit 1 }
+	last = $3 + 0 }' >"$T/back" || fail "a sample's time goes back: $(cat "$T/back")"
+
 "$S" own 1 >"$T/alone" || fail "sigmask own alone"
 "$PPERF" record -q -o "$T/o.data" -- "$S" own 1 >"$T/out" || fail "record own exited $?"
 read -r _ own_alone _ _ <"$T/alone"
