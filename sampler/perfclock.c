@@ -27,22 +27,34 @@ struct k_siginfo_perf {
 	uint8_t rest[128 - 40];
 };
 
+/* The event of both ways: thread tid's task clock, sampled every period_ns, removed at an exec
+ * (required with sigtrap; the tracer opens a new one either way). */
+static void task_clock_attr(struct perf_event_attr *attr, uint64_t period_ns)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_TASK_CLOCK;
+	attr->sample_period = period_ns ? period_ns : 1;
+	attr->remove_on_exec = 1;
+	attr->exclude_hv = 1;
+}
+
+static long open_event(struct perf_event_attr *attr, pid_t tid)
+{
+	long fd = syscall(SYS_perf_event_open, attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd >= 0 ? fd : -errno;
+}
+
 int perfclock_open(pid_t tid, uint64_t period_ns, uint64_t cookie)
 {
 	struct perf_event_attr attr;
-	long fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	attr.sample_period = period_ns ? period_ns : 1;
+	task_clock_attr(&attr, period_ns);
 	attr.sigtrap = 1;
-	attr.remove_on_exec = 1; /* required with sigtrap: the tracer opens a new one */
 	attr.sig_data = cookie;
-	attr.exclude_hv = 1;
-	fd = syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	return fd >= 0 ? (int)fd : -errno;
+	return (int)open_event(&attr, tid);
 }
 
 int perfclock_open_ring(pid_t tid, uint64_t period_ns, struct perfclock_ring *ring)
@@ -53,21 +65,15 @@ int perfclock_open_ring(pid_t tid, uint64_t period_ns, struct perfclock_ring *ri
 	int err;
 
 	memset(ring, 0, sizeof(*ring));
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	attr.sample_period = period_ns ? period_ns : 1;
+	task_clock_attr(&attr, period_ns);
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ |
 			   PERF_SAMPLE_REGS_USER;
 	attr.sample_regs_user = 1ULL << arch_perf_pc_reg();
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
-	attr.remove_on_exec = 1; /* as the signalled one's: the tracer opens a new one */
-	attr.exclude_hv = 1;
-	fd = syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = open_event(&attr, tid);
 	if (fd < 0)
-		return -errno;
+		return (int)fd;
 	for (size_t i = 0; i < sizeof(ring_pages) / sizeof(ring_pages[0]); i++) {
 		ring->data_size = page * ring_pages[i];
 		ring->base = mmap(NULL, page + ring->data_size, PROT_READ | PROT_WRITE, MAP_SHARED,

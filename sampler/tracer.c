@@ -447,7 +447,6 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 	if (t->ring && perfclock_open_ring(task->tid, t->period_ns, &task->ring) == 0) {
 		task->perf_fd = task->ring.fd;
 		task->ring_clock = 0;
-		cputime_read(&task->cputime, &task->ring_cpu0, NULL);
 		t->st.ring_threads++;
 		goto armed;
 	}
@@ -471,6 +470,7 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 armed:
 	task->clock_perf = 1;
 	cputime_read(&task->cputime, &task->clock_cpu_ns, NULL);
+	task->ring_cpu0 = task->clock_cpu_ns; /* (its buffer's samples count from there) */
 	task->timer_state = TIMER_ARMED;
 	t->task_clock = 1;
 	t->st.task_clock_threads++;
