@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -55,6 +56,13 @@ int perfclock_open(pid_t tid, uint64_t period_ns, uint64_t cookie)
 	attr.sigtrap = 1;
 	attr.sig_data = cookie;
 	return (int)open_event(&attr, tid);
+}
+
+int perfclock_set_period(int fd, uint64_t period_ns)
+{
+	uint64_t p = period_ns ? period_ns : 1;
+
+	return ioctl(fd, PERF_EVENT_IOC_PERIOD, &p) == 0 ? 0 : -errno;
 }
 
 int perfclock_open_ring(pid_t tid, uint64_t period_ns, struct perfclock_ring *ring)

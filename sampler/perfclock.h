@@ -26,6 +26,14 @@
  */
 int perfclock_open(pid_t tid, uint64_t period_ns, uint64_t cookie);
 
+/*
+ * Set the CPU time to the event's next sample to period_ns, counted from when the thread next
+ * runs (what it ran toward the current one is dropped): for a thread stopped at its sample, a
+ * new, random step each time, so that the samples of a program that repeats itself in step
+ * with the period do not fall at the same places of its loop. 0, or a negative errno.
+ */
+int perfclock_set_period(int fd, uint64_t period_ns);
+
 /* Whether the kernel would give this process such events (tried on itself): 0, or why not
  * (a negative errno). */
 int perfclock_usable(void);

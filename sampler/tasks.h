@@ -59,6 +59,7 @@ struct task {
 	uint64_t ring_clock; /* ... and the event's count at its last sample written */
 	size_t ring_last;    /* drain_rings(): 1 + the index of its last sample read, or 0 */
 	uint64_t clock_cpu_ns; /* its CPU time at its last task-clock sample (or when armed) */
+	uint64_t clock_period; /* its task clock's step to its next signal (ns) */
 	int clock_perf;	     /* its timer is (or is to be) the task clock, not a CPU-clock timer */
 	uint32_t timer_checks; /* TIMER_BLOCKED: how often its signal mask was looked at */
 	int timer_stop;	     /* stopped for its timer now */

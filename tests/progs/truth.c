@@ -2,7 +2,11 @@
  * Ground truth for the profile's shares: workloads that time their own functions with
  * CLOCK_THREAD_CPUTIME_ID, reading the clock only around calls of a few hundred microseconds,
  * and print each function's share (%) of the whole process's CPU time:
- *   truth bound SECONDS THREADS          hot and warm, about 3:1, in every thread, never blocking
+ *   truth bound SECONDS THREADS          hot and warm, about 3:1, in every thread, never blocking;
+ *                                        each call of a length drawn at random (from half to
+ *                                        one and a half of its mean)
+ *   truth loop SECONDS CYCLE_US          hot and warm, about 3:1, one turn of both taking CYCLE_US
+ *                                        of CPU time (on average: kept there as it runs)
  *   truth duty SECONDS WORK_US NAP_US    hot for WORK_US of CPU, then nanosleep NAP_US, again;
  *                                        also prints "asleep SHARE": the CPU time its thread
  *                                        used inside nanosleep (the kernel's, around each sleep)
@@ -27,7 +31,7 @@
 /* each thread's own: threads that shared one would make each other's functions slower */
 static __thread volatile unsigned long sink;
 static double seconds = 1, acc_hot, acc_warm, acc_asleep, acc_munmap;
-static long per_us, work_us = 300, nap_us = 700;
+static long per_us, work_us = 300, nap_us = 700, cycle_us = 1000;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *logf; /* TRUTH_LOG */
 
@@ -70,6 +74,21 @@ __attribute__((noinline)) void touch(char *p, size_t len)
 		p[i] = 1;
 }
 
+/* xorshift, each thread's own: bound's calls vary in length, as a real program's do (samples
+ * at fixed steps of CPU time or at the scheduler's ticks would see a loop that repeats at one
+ * of their multiples at the same places: loop is that case) */
+static __thread unsigned long rng_state;
+
+static unsigned long next_random(void)
+{
+	if (!rng_state)
+		rng_state = (unsigned long)syscall(SYS_gettid) * 2654435761UL | 1;
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
 /* A timed call of fn that began at CPU time t0 and ended at t1 (s); returns its length. */
 static double timed(const char *fn, double t0, double t1)
 {
@@ -106,11 +125,44 @@ static void *bound(void *arg)
 	(void)arg;
 	while (clock_s(CLOCK_MONOTONIC) < end) {
 		t0 = cpu_now();
-		hot(300000);
+		hot(150000 + (long)(next_random() % 300000));
 		h += timed("hot", t0, cpu_now());
 		t0 = cpu_now();
-		warm(100000);
+		warm(50000 + (long)(next_random() % 100000));
 		w += timed("warm", t0, cpu_now());
+	}
+	add(h, w);
+	return NULL;
+}
+
+/*
+ * Hot then warm, 3:1, whose iterations are scaled every 64 turns so that a turn takes cycle_us
+ * of CPU time on average: a program that runs in step with a sampling period (a frame loop),
+ * which samples at fixed steps of CPU time would see at the same place turn after turn.
+ */
+static void *loop(void *arg)
+{
+	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, w = 0, t0, t1, t2;
+	double want = 64 * cycle_us / 1e6, turns0 = cpu_now();
+	long nh = 30000, nw = 10000;
+
+	(void)arg;
+	for (int turn = 1; clock_s(CLOCK_MONOTONIC) < end; turn++) {
+		t0 = cpu_now();
+		hot(nh);
+		t1 = cpu_now();
+		warm(nw);
+		t2 = cpu_now();
+		h += timed("hot", t0, t1);
+		w += timed("warm", t1, t2);
+		if (turn % 64 == 0) {
+			double scale = want / (t2 - turns0);
+
+			scale = scale > 2 ? 2 : scale < 0.5 ? 0.5 : scale;
+			nh = (long)(nh * scale) + 1;
+			nw = (long)(nw * scale) + 1;
+			turns0 = t2;
+		}
 	}
 	add(h, w);
 	return NULL;
@@ -187,6 +239,7 @@ int main(int argc, char **argv)
 	void *(*fn)(void *) = !strcmp(mode, "duty")   ? duty :
 			      !strcmp(mode, "faults") ? faults :
 			      !strcmp(mode, "munmap") ? bigcalls :
+			      !strcmp(mode, "loop")   ? loop :
 							bound;
 	int nthreads = !strcmp(mode, "bound") && argc > 3 ? atoi(argv[3]) : 1;
 	pthread_t th[64];
@@ -198,6 +251,8 @@ int main(int argc, char **argv)
 		perror(getenv("TRUTH_LOG"));
 		return 2;
 	}
+	if (fn == loop && argc > 3)
+		cycle_us = atol(argv[3]);
 	if (fn == duty) {
 		work_us = argc > 3 ? atol(argv[3]) : work_us;
 		nap_us = argc > 4 ? atol(argv[4]) : nap_us;
