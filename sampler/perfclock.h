@@ -27,10 +27,11 @@
 int perfclock_open(pid_t tid, uint64_t period_ns, uint64_t cookie);
 
 /*
- * Set the CPU time to the event's next sample to period_ns, counted from when the thread next
- * runs (what it ran toward the current one is dropped): for a thread stopped at its sample, a
- * new, random step each time, so that the samples of a program that repeats itself in step
- * with the period do not fall at the same places of its loop. 0, or a negative errno.
+ * Set the CPU time to the event's next sample to period_ns, counted from now, or for a thread
+ * that is not running, from when it next runs (what it ran toward the current one is
+ * dropped), and the step after each sample to come: a new, random step now and then, so that
+ * the samples of a program that repeats itself in step with the period do not fall at the
+ * same places of its loop. 0, or a negative errno.
  */
 int perfclock_set_period(int fd, uint64_t period_ns);
 

@@ -153,7 +153,7 @@ static uint64_t random_u64(struct tracer *t)
  * The CPU time to a task clock's next signal: the period, on average, drawn anew at each
  * sample from half to one and a half of it. At a fixed step a program whose loop takes about
  * as long as the step (less the kernel's time for the stop, 10-50 us) is seen at the same few
- * places of its loop for seconds: with a loop of 0.95 ms at 1 kHz, 4 and 4.4 points off in
+ * places of its loop for seconds: with a loop of 0.95 ms at 1 kHz, 4.0 and 4.7 points off in
  * 2 runs of 3 with call stacks. (Perf's cpu-clock steps alike.) Through the buffer, whose
  * samples the thread is not stopped for, the step changes now and then (redither()).
  */
@@ -1390,12 +1390,13 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 	if (!task || !task->ring.base || !rs->pc || rs->clock <= task->ring_clock)
 		return -1;
 	/*
-	 * The CPU time since the thread's previous sample (the steps are random: redither()),
-	 * but no more than two periods. Samples the kernel dropped (its buffer full while the
-	 * sampler did not run) fell where they fell, whatever the code: their CPU time is not
-	 * this sample's, and the readers' per-thread scale spreads it over the thread's samples
-	 * around (weighing this one by all of it gave shares 2 points off after 1.5 s without
-	 * the sampler). (A stop for a signal is another matter: see task_weigh().)
+	 * One period, every sample alike, though the steps are random (redither()): how long a
+	 * step was does not depend on where its sample fell, so counting them is enough. Samples the
+	 * kernel dropped (its buffer full while the sampler did not run) fell where they fell,
+	 * whatever the code: their CPU time is not this sample's, and the readers' per-thread
+	 * scale spreads it over the thread's samples around (weighing this one by it gave shares
+	 * 2 points off after 1.5 s without the sampler). (A stop for a signal is another
+	 * matter: see task_weigh().)
 	 */
 	task->ring_clock = rs->clock;
 	/* never below what an earlier sample said (read at a stop a moment later) */
@@ -1452,7 +1453,7 @@ static int by_time(const void *a, const void *b)
  */
 static void drain_rings(struct tracer *t, int instant)
 {
-	size_t n;
+	size_t n, got;
 
 	if (!t->ring || t->sample_open)
 		return;
@@ -1465,8 +1466,7 @@ static void drain_rings(struct tracer *t, int instant)
 		task->ring_last = 0;
 		if (!task->ring.base)
 			continue;
-		size_t got = t->nrs;
-
+		got = t->nrs;
 		do {
 			ALLOC_GROW(t->rs, t->rs_alloc, t->nrs + 64);
 			n = perfclock_ring_read(&task->ring, t->rs + t->nrs, 64);
