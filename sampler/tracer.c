@@ -1390,13 +1390,13 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 	if (!task || !task->ring.base || !rs->pc || rs->clock <= task->ring_clock)
 		return -1;
 	/*
-	 * One period, every sample alike, though the steps are random (redither()): how long a
-	 * step was does not depend on where its sample fell, so counting them is enough. Samples the
-	 * kernel dropped (its buffer full while the sampler did not run) fell where they fell,
-	 * whatever the code: their CPU time is not this sample's, and the readers' per-thread
-	 * scale spreads it over the thread's samples around (weighing this one by it gave shares
-	 * 2 points off after 1.5 s without the sampler). (A stop for a signal is another
-	 * matter: see task_weigh().)
+	 * One period, every sample alike, though the steps are random (redither()): how long
+	 * a step was does not depend on where its sample fell, so counting them is enough.
+	 * Samples the kernel dropped (its buffer full while the sampler did not run) fell where
+	 * they fell, whatever the code: their CPU time is not this sample's, and the readers'
+	 * per-thread scale spreads it over the thread's samples around (weighing this one by it
+	 * gave shares 2 points off after 1.5 s without the sampler). (A stop for a signal is
+	 * another matter: see task_weigh().)
 	 */
 	task->ring_clock = rs->clock;
 	/* never below what an earlier sample said (read at a stop a moment later) */
