@@ -31,13 +31,21 @@ done
 "$PPERF" dump "$T/m.data" | awk '$2 == "sample" { if ($3 + 0 < last) { print "at offset " $1 ": " $3 " after " last; exit 1 }
 	last = $3 + 0 }' >"$T/back" || fail "a sample's time goes back: $(cat "$T/back")"
 
-"$S" own 1 >"$T/alone" || fail "sigmask own alone"
-"$PPERF" record -q -o "$T/o.data" -- "$S" own 1 >"$T/out" || fail "record own exited $?"
-read -r _ own_alone _ _ <"$T/alone"
-read -r _ own _ foreign <"$T/out"
-[ "$foreign" = 0 ] || fail "the program got $foreign signals 64 that were not its own"
-# its own timer is a wall-clock one: as many deliveries as alone, give or take a few percent
-[ "$own" -ge $((own_alone * 9 / 10)) ] || fail "the program got $own of its own signals, $own_alone alone"
+# Its own timer is a wall-clock one, every 2 ms: as many deliveries as alone, give or take a
+# tenth. Each of its signals passes through pperf (a ptrace stop), so on a loaded machine it
+# also waits for pperf to get a CPU, and the timer can fire again meanwhile (an overrun): 346
+# against 435 alone once, under the ASan suite beside two CPU hogs. One retry, both runs
+# again: the two see different moments of the load.
+own_signals() {
+	"$S" own 1 >"$T/alone" || fail "sigmask own alone"
+	"$PPERF" record -q -o "$T/o.data" -- "$S" own 1 >"$T/out" || fail "record own exited $?"
+	read -r _ own_alone _ _ <"$T/alone"
+	read -r _ own _ foreign <"$T/out"
+	[ "$foreign" = 0 ] || fail "the program got $foreign signals 64 that were not its own"
+	echo "own signals: $own under pperf, $own_alone alone"
+	[ "$own" -ge $((own_alone * 9 / 10)) ]
+}
+own_signals || own_signals || fail "the program got $own of its own signals, $own_alone alone"
 
 # seccomp: on the task clock nothing is called inside the program (as root here); at ticks the
 # filtered process is sampled by stops, and pperf says why
