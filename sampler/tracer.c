@@ -504,6 +504,20 @@ armed:
 }
 
 /*
+ * A task that blocked its clock's signal has unblocked it: a task clock is opened at once,
+ * wherever the thread is (a thread asleep in pthread_join() would otherwise wait for a stop
+ * that pperf does not give sleepers: the main thread of a program whose interrupt fell in
+ * pthread_create()'s few microseconds with every signal blocked stayed off its task clock for
+ * the whole run); a CPU-clock timer is made by the task at its next stop.
+ */
+static void unblocked(struct tracer *t, struct task *task)
+{
+	task->timer_state = TIMER_WANTED;
+	if (task->clock_perf)
+		arm_task_clock(t, task);
+}
+
+/*
  * Give a task its CPU-clock timer, made by the task itself in its current stop: an interrupt
  * or a new task's first stop, which the kernel takes in its signal handling, where the task's
  * registers can be borrowed for a call and put back (not an event stop inside a system call,
@@ -954,7 +968,7 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 			task->timer_checks++;
 			if (cputimer_status(task->proc->pid, task->tid, &cs) == 0 &&
 			    !(task->clock_perf ? cs.trap_blocked : cs.blocked))
-				task->timer_state = TIMER_WANTED;
+				unblocked(t, task);
 		}
 		if (t->sample_open && task->timer_state == TIMER_ARMED) {
 			/*
@@ -1674,7 +1688,7 @@ static void write_sample(struct tracer *t, uint64_t time)
 				if (blocked && task->timer_state == TIMER_ARMED)
 					task->timer_state = TIMER_UNARM;
 				else if (!blocked && task->timer_state == TIMER_BLOCKED)
-					task->timer_state = TIMER_WANTED;
+					unblocked(t, task);
 			}
 		}
 		t->last_comm_check = end;
