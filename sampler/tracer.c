@@ -164,6 +164,28 @@ static uint64_t dithered(struct tracer *t)
 	return p / 2 + random_u64(t) % (p ? p : 1);
 }
 
+/*
+ * A new random step (dithered()) for a thread's task clock: at each of its signals (the
+ * thread is stopped, so nothing is lost), or through a buffer that just had samples. There
+ * the thread runs on, and the event can only be given a step from now: what the thread ran
+ * since its last sample is lost to the samples (the readers' per-thread scale gives it back
+ * to all). Done at one sampling instant in REDITHER_ODDS, at random (the instants' times
+ * are random too: next_deadline()), each costing the thread an interrupt of its CPU. Between
+ * two, the steps are alike, but each run of them starts at a random place of the program. At every
+ * instant, the shares leaned by 2-3 points (4 threads beside CPU hogs: hot +2.3 to +3.0 in
+ * 4 runs, -1.3 to +0.6 without; at one in 8: -0.2 to +0.7); at one in 8 a loop in step with
+ * the period is seen right (-0.6 to 0 in 4 runs, -2 to +3 without), and 4 threads on 2 idle
+ * CPUs, +1.1 to +3.0 before, come out at +0.2 and +0.4. (A step less what the thread ran
+ * since its last sample stays in force until the next change: 1.4 samples a period.)
+ */
+#define REDITHER_ODDS 8
+
+static void redither(struct tracer *t, struct task *task)
+{
+	task->clock_period = dithered(t);
+	perfclock_set_period(task->perf_fd, task->clock_period);
+}
+
 static void write_sample(struct tracer *t, uint64_t time);
 static void drain_rings(struct tracer *t, int instant);
 static void handle_status(struct tracer *t, pid_t tid, int status);
@@ -648,10 +670,8 @@ static void timer_stopped(struct tracer *t, struct task *task)
 			t->st.timer_samples++;
 		}
 		/* (stopped: the event is not counting, and the new step starts as it runs) */
-		if (task->perf_fd >= 0 && !task->ring.base) {
-			task->clock_period = dithered(t);
-			perfclock_set_period(task->perf_fd, task->clock_period);
-		}
+		if (task->perf_fd >= 0)
+			redither(t, task);
 	}
 	resume_task(t, task);
 	/*
@@ -1164,8 +1184,7 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 			uint64_t ran = task->cpu_ns > task->clock_cpu_ns ?
 					       task->cpu_ns - task->clock_cpu_ns :
 					       0;
-			uint64_t step = task->ring.base || !task->clock_period ? t->period_ns :
-										 task->clock_period;
+			uint64_t step = task->clock_period ? task->clock_period : t->period_ns;
 			uint64_t k = (ran + step / 2) / step;
 
 			if (k > 1)
@@ -1428,26 +1447,6 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 	t->st.timer_samples++;
 	t->st.oncpu_samples++;
 	return 0;
-}
-
-/*
- * A new random step (dithered()) for a thread's task clock whose buffer just had samples,
- * from now: the event can only be given a step from now, so what the thread ran since its
- * last sample is lost to the samples (the readers' per-thread scale gives it back to all).
- * Done at one sampling instant in REDITHER_ODDS, at random (the instants' times are random
- * too: next_deadline()), each costing the thread an interrupt of its CPU. Between two, the
- * steps are alike, but each run of them starts at a random place of the program. At every
- * instant, the shares leaned by 2-3 points (4 threads beside CPU hogs: hot +2.3 to +3.0 in
- * 4 runs, -1.3 to +0.6 without; at one in 8: -0.2 to +0.7); at one in 8 a loop in step with
- * the period is seen right (-0.6 to 0 in 4 runs, -2 to +3 without), and 4 threads on 2 idle
- * CPUs, +1.1 to +3.0 before, come out at +0.2 and +0.4. (A step less what the thread ran
- * since its last sample stays in force until the next change: 1.4 samples a period.)
- */
-#define REDITHER_ODDS 8
-
-static void redither(struct tracer *t, struct task *task)
-{
-	perfclock_set_period(task->ring.fd, dithered(t));
 }
 
 static int by_time(const void *a, const void *b)
