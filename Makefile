@@ -142,6 +142,6 @@ uninstall:
 	rmdir $(DESTDIR)$(pperfdatadir) 2>/dev/null || true
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-aarch64
 
 .PHONY: all deps demo check bench install uninstall clean FORCE

@@ -485,17 +485,17 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 
 	if (t->o.cpu_clock != CPU_CLOCK_EXACT || t->task_clock < 0)
 		return 0;
-	/* A thread is let go from it through a call made in it (disarm_timer()): not where
-	 * pperf cannot make one (AArch64, for now). */
-	if (!syscall_insn(task->proc))
-		return 0;
-	/* samples in a buffer: no signal, nothing made in the thread */
+	/* samples in a buffer: no signal, nothing made in the thread (so on AArch64 too) */
 	if (t->ring && perfclock_open_ring(task->tid, dithered(t), &task->ring) == 0) {
 		task->perf_fd = task->ring.fd;
 		task->ring_clock = 0;
 		t->st.ring_threads++;
 		goto armed;
 	}
+	/* With signals, a thread is let go from it through a call made in it (disarm_timer()):
+	 * not where pperf cannot make one (AArch64, for now). */
+	if (!syscall_insn(task->proc))
+		return 0;
 	/* as for a timer's signal (arm_timer()): a SIGTRAP it blocks would stay queued */
 	if (task->state != TASK_NEW && cputimer_status(task->proc->pid, task->tid, &cs) == 0 &&
 	    cs.trap_blocked) {

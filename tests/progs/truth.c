@@ -2,9 +2,11 @@
  * Ground truth for the profile's shares: workloads that time their own functions with
  * CLOCK_THREAD_CPUTIME_ID, reading the clock only around calls of a few hundred microseconds,
  * and print each function's share (%) of the whole process's CPU time:
- *   truth bound SECONDS THREADS          hot and warm, about 3:1, in every thread, never blocking;
+ *   truth bound SECONDS THREADS [SCALE]  hot and warm, about 3:1, in every thread, never blocking;
  *                                        each call of a length drawn at random (from half to
- *                                        one and a half of its mean)
+ *                                        one and a half of its mean), SCALE times as long (1:
+ *                                        under emulation, where reading the clock is a slow
+ *                                        system call, calls long enough for it to be little)
  *   truth loop SECONDS CYCLE_US          hot and warm, about 3:1, one turn of both taking CYCLE_US
  *                                        of CPU time (on average: kept there as it runs)
  *   truth duty SECONDS WORK_US NAP_US    hot for WORK_US of CPU, then nanosleep NAP_US, again;
@@ -31,7 +33,7 @@
 /* each thread's own: threads that shared one would make each other's functions slower */
 static __thread volatile unsigned long sink;
 static double seconds = 1, acc_hot, acc_warm, acc_asleep, acc_munmap;
-static long per_us, work_us = 300, nap_us = 700, cycle_us = 1000;
+static long per_us, work_us = 300, nap_us = 700, cycle_us = 1000, call_scale = 1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *logf; /* TRUTH_LOG */
 
@@ -125,10 +127,10 @@ static void *bound(void *arg)
 	(void)arg;
 	while (clock_s(CLOCK_MONOTONIC) < end) {
 		t0 = cpu_now();
-		hot(150000 + (long)(next_random() % 300000));
+		hot(call_scale * (150000 + (long)(next_random() % 300000)));
 		h += timed("hot", t0, cpu_now());
 		t0 = cpu_now();
-		warm(50000 + (long)(next_random() % 100000));
+		warm(call_scale * (50000 + (long)(next_random() % 100000)));
 		w += timed("warm", t0, cpu_now());
 	}
 	add(h, w);
@@ -253,6 +255,8 @@ int main(int argc, char **argv)
 	}
 	if (fn == loop && argc > 3)
 		cycle_us = atol(argv[3]);
+	if (fn == bound && argc > 4 && atol(argv[4]) > 0)
+		call_scale = atol(argv[4]);
 	if (fn == duty) {
 		work_us = argc > 3 ? atol(argv[3]) : work_us;
 		nap_us = argc > 4 ? atol(argv[4]) : nap_us;

@@ -1,0 +1,90 @@
+# pperf run on AArch64: a Debian arm64 kernel booted under qemu-system-aarch64 on this x86-64
+# machine (scripts/aarch64-vm: emulated, with pperf and the programs under test built by the
+# cross compiler), as root there. On AArch64 pperf samples each thread on its task clock
+# through a buffer (nothing is made inside the program, so nothing there needs the calls pperf
+# makes in a thread on x86-64): threads sleeping in epoll_wait, poll, read, futex waits... never
+# see EINTR, idle and beside one busy loop per CPU, and the shares are right against the
+# program's own account; snapshots (and -g and ticks, which fall back to them there) record
+# and report. (A snapshot's stop that ends such a call cannot be undone there: README, Limits.)
+# serial: the emulated machine keeps both CPUs busy.
+. "$(dirname "$0")/lib.sh"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+[ "$(uname -m)" = x86_64 ] || skip "not an x86-64 machine: there the whole suite runs natively"
+# one AArch64 build (without sanitizers, whose runtime the emulated machine lacks): run once
+case ${BUILD:-} in *-asan) skip "the AArch64 run is the same for every build: it runs with build/" ;; esac
+
+cat >"$T/job" <<'EOF'
+set -u
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+hogs() { for _ in 1 2; do sh -c 'while :; do :; done' & done; }
+echo "machine: $(uname -m), kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs"
+line=$(eintr 0.3)
+case $line in "eintr 0 early 0 "*) ;; *) echo "SKIP: the program sees EINTR without pperf: $line"; exit 77 ;; esac
+# runs WHAT N [OPTIONS]: N recordings of the sleeping program; none may see EINTR
+runs() {
+	what=$1 n=$2 calls=0
+	shift 2
+	for _ in $(seq "$n"); do
+		line=$(pperf record -q "$@" -o e.data -- eintr 0.4) || bad "$what: record exited $?"
+		case $line in
+		"eintr 0 early 0 "*) calls=$((calls + ${line##* })) ;;
+		*) bad "$what: the program saw: $line" ;;
+		esac
+	done
+	echo "$what: $n runs, $calls calls, no EINTR"
+}
+runs "idle" 10
+pperf record -v -o e.data -- eintr 0.2 >/dev/null 2>err || bad "record -v exited $?"
+grep "CPU clocks" err
+grep -q "CPU clocks.*: \([1-9][0-9]*\) on the task clock, \1 of them through a buffer" err ||
+	bad "the threads were not sampled through the task clock's buffer: $(grep 'CPU clocks' err)"
+# truth_share WHAT [OPTIONS] -- TRUTH-ARGS: hot's share against the program's own account,
+# within 3 points or 4 standard errors of its N thread-samples (record-truth.sh has 1.5 and 2.5
+# on a real machine): the emulated CPUs are threads of the host, and while the host runs
+# something else the guest's clocks run on with no instruction executed, so the samples due
+# meanwhile all fall where the CPU stopped. They come in clumps, and a share spreads more than
+# one of independent samples (a run 4.1 points off with 1,227 samples, on a host that ran the
+# test suite beside two busy loops). The calls are 10 times as long as on a real machine
+# (truth's SCALE), as reading a thread's CPU clock is a system call here, 6 % of the time
+# with calls of the usual length.
+truth_share() {
+	what=$1
+	shift
+	opts=""
+	while [ "$1" != -- ]; do opts="$opts $1"; shift; done
+	shift
+	pperf record -q $opts -o t.data -- truth "$@" >own || bad "$what: record exited $?"
+	pperf report --format csv --sort sym t.data >rep || bad "$what: report exited $?"
+	own=$(awk '$1 == "hot" { print $2 }' own)
+	# (busybox's awk has no sqrt: Newton's)
+	awk -F, -v own="$own" -v what="$what" 'function root(x, r, i) { r = x > 1 ? x : 1
+			for (i = 0; i < 60; i++) r = (r + x / r) / 2
+			return r }
+		NR > 1 { n += $2; if ($4 == "hot") s += $1 }
+		END { p = own / 100; se = n ? 100 * root(p * (1 - p) / n) : 100
+			tol = 4 * se > 3 ? 4 * se : 3
+			printf "%s: hot: program %.2f%%, profile %.2f%% (+-%.1f, %d samples)\n", what, own, s, tol, n
+			exit !(s >= own - tol && s <= own + tol) }' rep
+}
+truth_share "one CPU-bound thread" -- bound 3 1 10 || truth_share "one CPU-bound thread, again" -- bound 3 1 10 ||
+	bad "one CPU-bound thread: hot's share is off"
+truth_share "more threads than CPUs" -- bound 3 4 10 || truth_share "more threads than CPUs, again" -- bound 3 4 10 ||
+	bad "more threads than CPUs: hot's share is off"
+pperf record -q --sampling snapshot -o s.data -- truth bound 2 1 10 >own || bad "snapshot: record exited $?"
+top=$(pperf report --format csv --sort sym s.data | awk -F, 'NR == 2 { print $4 }')
+echo "snapshots: the top function is $top"
+[ "$top" = hot ] || bad "snapshots: the top function is '$top', not hot"
+hogs
+runs "beside 2 busy loops" 5
+truth_share "one CPU-bound thread beside 2 busy loops" -- bound 3 1 10 ||
+	truth_share "one CPU-bound thread beside 2 busy loops, again" -- bound 3 1 10 ||
+	bad "beside 2 busy loops: hot's share is off"
+kill $(jobs -p) 2>/dev/null
+exit $((fails > 0))
+EOF
+out=$("$SRC/scripts/aarch64-vm" run "$T/job" eintr truth 2>&1)
+rc=$?
+echo "$out"
+[ $rc = 77 ] && skip "$(echo "$out" | grep SKIP)"
+[ $rc = 0 ] || fail "on AArch64 (exit $rc)"
