@@ -68,7 +68,7 @@ for p in cp m; do
 done
 # stacks: c called from d and from b, both from a, main; main holds everything but the
 # start-up before it (a snapshot may find the program there)
-ss_total() { awk -F'\t' -v f="$1" '$1 == "frame" && $3 == f { s += $5 } END { print s + 0 }' cp.ss; }
+ss_total() { awk -F'\t' -v f="$1" '$1 == "frame" && $3 == f { s += $5 } END { printf "%.0f", s }' cp.ss; }
 awk -v m="$(ss_total main)" -v t="$(total_ns cp.sym.csv)" 'BEGIN { exit !(m <= t && m >= 0.99 * t) }' ||
 	fail "speedscope: main's total $(ss_total main) ns, not 99-100 % of $(total_ns cp.sym.csv)"
 for f in a b d rec via_ptr; do
@@ -79,7 +79,7 @@ echo "speedscope: the stacks hold main, a, b, d, rec and via_ptr"
 # digits; each merged sample is rounded to the nJ)
 "$PPERF" convert --to speedscope --weight meter -i m.data -o meter.speedscope.json || fail "--weight"
 import meter.speedscope.json >meter.ss 2>err || fail "speedscope's importer, --weight meter: $(cat err)"
-got=$(awk -F'\t' '$1 == "profile" { s += $4 } END { print s }' meter.ss) want=$(meter_nj m.sym.csv)
+got=$(awk -F'\t' '$1 == "profile" { s += $4 } END { printf "%.0f", s }' meter.ss) want=$(meter_nj m.sym.csv)
 within "$got" "$want" "$(awk -v w="$want" 'BEGIN { print w / 1e6 }')" ||
 	fail "speedscope --weight meter: $got nJ, report $want nJ"
 echo "speedscope --weight meter: $got nJ, report $want nJ"
