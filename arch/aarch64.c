@@ -1,5 +1,5 @@
-/* AArch64 (see arch.h). pperf makes no system calls in the program here (it samples in
- * snapshots) and restarts none. */
+/* AArch64 (see arch.h). A call that ended with EINTR is not made again: its first argument
+ * (x0) is gone under its result, and ptrace has no view of the kernel's copy (orig_x0). */
 #include "arch.h"
 
 #include <elf.h>
@@ -20,8 +20,10 @@ _Static_assert(sizeof(struct user_regs_struct) + sizeof(uint64_t) <= sizeof(stru
 
 const char arch_name[] = "aarch64";
 const int arch_dwarf_pc_apart = 1;
-const uint8_t arch_syscall_insn[] = { 0 };
-const size_t arch_syscall_insn_size = 0;
+const uint8_t arch_syscall_insn[] = { 0x01, 0x00, 0x00, 0xd4 }; /* svc #0 */
+const size_t arch_syscall_insn_size = sizeof(arch_syscall_insn);
+const size_t arch_syscall_insn_align = 4;
+const int arch_rewinds_calls = 0;
 
 /* The registers in r (copied: struct arch_regs is only their room). */
 static struct user_regs_struct get(const struct arch_regs *r)
@@ -50,8 +52,17 @@ int arch_get_regs(pid_t tid, struct arch_regs *r)
 int arch_set_regs(pid_t tid, const struct arch_regs *r)
 {
 	struct iovec iov = { (void *)r->words, sizeof(struct user_regs_struct) };
+	int nr = (int)(int64_t)CALL_NR(r);
+	struct iovec sc = { &nr, sizeof(nr) };
 
-	return ptrace(PTRACE_SETREGSET, tid, NT_PRSTATUS, &iov) < 0 ? -1 : 0;
+	if (ptrace(PTRACE_SETREGSET, tid, NT_PRSTATUS, &iov) < 0)
+		return -1;
+	/* the call number too, as x86-64's orig_rax is put back with the registers (a kernel
+	 * without the regset has nothing there to put back) */
+	if (ptrace(PTRACE_SETREGSET, tid, NT_ARM_SYSTEM_CALL, &sc) < 0 && errno != EINVAL &&
+	    errno != EIO)
+		return -1;
+	return 0;
 }
 
 void arch_where(const struct arch_regs *r, struct arch_where *w, uint64_t *dwarf,
@@ -78,12 +89,15 @@ int arch_rewind_call(struct arch_regs *r)
 
 int arch_prepare_call(struct arch_regs *r, uint64_t insn, long nr, const long args[6])
 {
-	(void)r;
-	(void)insn;
-	(void)nr;
-	(void)args;
-	errno = ENOSYS;
-	return -1;
+	struct user_regs_struct a = get(r);
+
+	for (int i = 0; i < 6; i++)
+		a.regs[i] = (uint64_t)args[i];
+	a.regs[8] = (uint64_t)nr;
+	a.pc = insn;
+	memcpy(r->words, &a, sizeof(a));
+	CALL_NR(r) = (uint64_t)-1; /* no call in progress: none to restart */
+	return 0;
 }
 
 uint64_t arch_pc(const struct arch_regs *r)

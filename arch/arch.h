@@ -48,10 +48,14 @@ extern const int arch_dwarf_pc_apart;
  * is lost under its result).
  */
 int arch_rewind_call(struct arch_regs *r);
+/* Whether arch_rewind_call() can make such a call again at all (0 on AArch64). */
+extern const int arch_rewinds_calls;
 
-/* The system call instruction (empty where pperf makes no calls in the program). */
+/* The system call instruction (empty where pperf makes no calls in the program), and the
+ * alignment an instruction needs. */
 extern const uint8_t arch_syscall_insn[];
 extern const size_t arch_syscall_insn_size;
+extern const size_t arch_syscall_insn_align;
 
 /* Set r to make system call nr with args at the instruction at insn, as no call in progress
  * (so that the kernel restarts none on the way out): 0, or -1 where pperf makes none. */

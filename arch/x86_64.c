@@ -16,6 +16,8 @@ const char arch_name[] = "x86_64";
 const int arch_dwarf_pc_apart = 0;
 const uint8_t arch_syscall_insn[] = { 0x0f, 0x05 }; /* syscall */
 const size_t arch_syscall_insn_size = sizeof(arch_syscall_insn);
+const size_t arch_syscall_insn_align = 1;
+const int arch_rewinds_calls = 1;
 
 /* The registers in r, and back (copied: struct arch_regs is only their room). */
 static struct user_regs_struct get(const struct arch_regs *r)

@@ -276,6 +276,11 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 		fprintf(stderr, "pperf: task clock  %12s (perf_event_open: %s; kernel-mode samples "
 			"need root, CAP_PERFMON or kernel.perf_event_paranoid <= 1)\n",
 			"refused", strerror(a->task_clock_errno));
+	if (a->task_clock_signals_off)
+		fprintf(stderr, "pperf: task clock  %12s (with call stacks or channels its samples "
+			"come as signals, which this kernel (< 6.12) sends at once: one could end a "
+			"sleeping call with EINTR that pperf cannot make again on this architecture)\n",
+			"not used");
 	fprintf(stderr, "pperf: signals     %12llu of the program passed through\n",
 		(unsigned long long)st->foreign_signals);
 	if (out)
@@ -403,6 +408,10 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 		if (err < 0) {
 			a->topt.cpu_clock = CPU_CLOCK_TICKS;
 			a->task_clock_errno = -err;
+		} else if ((a->topt.call_graph || pmus.nr_channels) && perfclock_signals_interrupt()) {
+			/* its samples would come as signals (no buffer with stacks or channels) */
+			a->topt.cpu_clock = CPU_CLOCK_TICKS;
+			a->task_clock_signals_off = 1;
 		} else {
 			meta.flags |= META_TASK_CLOCK;
 		}

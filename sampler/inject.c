@@ -17,8 +17,11 @@
 
 #include "../arch/arch.h"
 
-/* How many times a step may be stopped by something else before the call is given up. */
+/* How many times a step may be stopped by something else before the call is given up; and by
+ * pperf's own signal, which a timer of the thread's CPU time can send again at every step
+ * while each step costs the thread CPU time (about a period per step under emulation). */
 #define STEP_TRIES 8
+#define OWN_TRIES 256
 
 /* The offset of a system call instruction in pperf's own vDSO: the same image as every other
  * process's on this kernel (-1: none). */
@@ -43,7 +46,7 @@ static long own_vdso_offset(void)
 		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > size)
 			size = ph->p_offset + ph->p_filesz;
 	}
-	for (size_t i = 0; i + arch_syscall_insn_size <= size; i++)
+	for (size_t i = 0; i + arch_syscall_insn_size <= size; i += arch_syscall_insn_align)
 		if (!memcmp(base + i, arch_syscall_insn, arch_syscall_insn_size)) {
 			offset = (long)i;
 			break;
@@ -215,7 +218,7 @@ long inject_syscall(pid_t tid, uint64_t insn, long nr, const long args[6],
 		return -ENOSYS;
 	if (arch_set_regs(tid, &r) < 0)
 		return -ESRCH;
-	for (int tries = 0; tries < STEP_TRIES; tries++) {
+	for (int tries = 0, own_stops = 0; tries < STEP_TRIES; tries++) {
 		if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) < 0)
 			break;
 		while (waitpid(tid, &status, __WALL) < 0)
@@ -239,7 +242,10 @@ long inject_syscall(pid_t tid, uint64_t insn, long nr, const long args[6],
 		}
 		/* A signal of the program's arrived before the step (its delivery-stop): kept
 		 * for later; pperf's own, dropped; any other stop, stepped on from. */
-		if (status >> 16 == 0 && !is_own(tid, WSTOPSIG(status), own)) {
+		if (status >> 16 == 0 && is_own(tid, WSTOPSIG(status), own)) {
+			if (++own_stops < OWN_TRIES)
+				tries--;
+		} else if (status >> 16 == 0) {
 			extra->signal = WSTOPSIG(status);
 			if (ptrace(PTRACE_GETSIGINFO, tid, 0, &extra->info) < 0)
 				memset(&extra->info, 0, sizeof(extra->info));

@@ -2,8 +2,9 @@
  * System calls made by a traced thread on pperf's behalf: the thread, held in a ptrace-stop,
  * is set to run one `syscall` instruction (found in the vDSO, which every process maps) and
  * stopped again right after it by a single step; its registers are then put back as they were.
- * Used to create the CPU-clock timers that time the samples (sampler/cputimer.h). x86-64 only:
- * elsewhere every call fails with ENOSYS and the sampler stops threads itself.
+ * Used to create the CPU-clock timers that time the samples (sampler/cputimer.h), and to let a
+ * thread go from its task clock's signals. On x86-64 (`syscall`) and AArch64 (`svc #0`); where
+ * arch/ has no instruction, every call fails with ENOSYS and the sampler stops threads itself.
  */
 #ifndef PPERF_INJECT_H
 #define PPERF_INJECT_H

@@ -3,11 +3,13 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <time.h>
 #include <linux/perf_event.h>
@@ -169,6 +171,19 @@ int perfclock_usable(void)
 		return fd;
 	close(fd);
 	return 0;
+}
+
+int perfclock_signals_interrupt(void)
+{
+	static int known = -1;
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (known < 0)
+		known = !arch_rewinds_calls &&
+			(uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2 ||
+			 major < 6 || (major == 6 && minor < 12));
+	return known;
 }
 
 int perfclock_is_ours(pid_t tid, uint64_t cookie)

@@ -40,6 +40,17 @@ int perfclock_set_period(int fd, uint64_t period_ns);
 int perfclock_usable(void);
 
 /*
+ * Whether the signals can reach the program's calls: before Linux 6.12 the kernel sends the
+ * signal at the overflow itself, so one due while a thread is in the kernel on its way to
+ * sleep in a call that no signal restarts (epoll_wait, sigtimedwait...) ends that call with
+ * EINTR; since, it sends it on the thread's way back to user mode. The tracer makes such a
+ * call again where the architecture lets it (arch.h); where not (AArch64), 1: the signals are
+ * not to be used there, and CPU-clock timers, whose expiry the kernel handles on that same way
+ * back, are used instead.
+ */
+int perfclock_signals_interrupt(void);
+
+/*
  * The same clock without signals or stops: the kernel writes each sample (the thread's
  * user-mode PC, its task clock and the time) into a buffer the tracer maps, and the tracer
  * reads them at its own pace (perf record's way). The thread is never stopped or signalled

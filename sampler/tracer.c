@@ -485,7 +485,7 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 
 	if (t->o.cpu_clock != CPU_CLOCK_EXACT || t->task_clock < 0)
 		return 0;
-	/* samples in a buffer: no signal, nothing made in the thread (so on AArch64 too) */
+	/* samples in a buffer: no signal, nothing made in the thread */
 	if (t->ring && perfclock_open_ring(task->tid, dithered(t), &task->ring) == 0) {
 		task->perf_fd = task->ring.fd;
 		task->ring_clock = 0;
@@ -493,8 +493,9 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 		goto armed;
 	}
 	/* With signals, a thread is let go from it through a call made in it (disarm_timer()):
-	 * not where pperf cannot make one (AArch64, for now). */
-	if (!syscall_insn(task->proc))
+	 * not where pperf cannot make one (no system call instruction found); and not where a
+	 * signal could end a call of the program's for good (perfclock_signals_interrupt()). */
+	if (!syscall_insn(task->proc) || perfclock_signals_interrupt())
 		return 0;
 	/* as for a timer's signal (arm_timer()): a SIGTRAP it blocks would stay queued */
 	if (task->state != TASK_NEW && cputimer_status(task->proc->pid, task->tid, &cs) == 0 &&
