@@ -1,5 +1,6 @@
-/* AArch64 (see arch.h). A call that ended with EINTR is not made again: its first argument
- * (x0) is gone under its result, and ptrace has no view of the kernel's copy (orig_x0). */
+/* AArch64 (see arch.h). A call that ended with EINTR is made again only as the thread was
+ * seen sleeping in it: its first argument (x0) is gone under its result, and ptrace has no
+ * view of the kernel's copy (orig_x0). */
 #include "arch.h"
 
 #include <elf.h>
@@ -81,10 +82,21 @@ void arch_where(const struct arch_regs *r, struct arch_where *w, uint64_t *dwarf
 	}
 }
 
-int arch_rewind_call(struct arch_regs *r)
+int arch_rewind_call(struct arch_regs *r, const struct arch_call *slept)
 {
-	(void)r;
-	return 0;
+	struct user_regs_struct a = get(r);
+
+	if (!slept || (long)a.regs[0] != -EINTR || (long)a.regs[8] != slept->nr ||
+	    a.pc != slept->pc || a.pc < 4)
+		return 0;
+	for (int i = 1; i < 6; i++)
+		if (a.regs[i] != slept->args[i])
+			return 0;
+	a.regs[0] = slept->args[0];
+	a.pc -= 4; /* back over svc #0 */
+	memcpy(r->words, &a, sizeof(a));
+	CALL_NR(r) = (uint64_t)-1;
+	return 1;
 }
 
 int arch_prepare_call(struct arch_regs *r, uint64_t insn, long nr, const long args[6])

@@ -42,13 +42,23 @@ void arch_where(const struct arch_regs *r, struct arch_where *w, uint64_t *dwarf
 /* Whether the unwinder is given the PC apart from the DWARF registers (it is not one of them). */
 extern const int arch_dwarf_pc_apart;
 
+/* A system call as /proc/PID/task/TID/syscall shows it while the thread sleeps in it: its
+ * number, its six arguments, and the PC after its instruction. */
+struct arch_call {
+	long nr;
+	uint64_t args[6];
+	uint64_t pc;
+};
+
 /*
  * Set r to enter again the system call it ended with -EINTR (1), or leave it (0): r's call
- * did not end so, or this architecture cannot restart one (AArch64: the call's first argument
- * is lost under its result).
+ * did not end so, or this architecture cannot restart it. On AArch64 the call's first
+ * argument is lost under its result (x0), and ptrace shows no copy of it: the call is made
+ * again only as `slept` saw it, the same call at the same PC with the same other arguments
+ * (the caller makes sure it is the very call: NULL if not known).
  */
-int arch_rewind_call(struct arch_regs *r);
-/* Whether arch_rewind_call() can make such a call again at all (0 on AArch64). */
+int arch_rewind_call(struct arch_regs *r, const struct arch_call *slept);
+/* Whether arch_rewind_call() can make such a call again without `slept` (0 on AArch64). */
 extern const int arch_rewinds_calls;
 
 /* The system call instruction (empty where pperf makes no calls in the program), and the

@@ -67,10 +67,11 @@ void arch_where(const struct arch_regs *r, struct arch_where *w, uint64_t *dwarf
 	}
 }
 
-int arch_rewind_call(struct arch_regs *r)
+int arch_rewind_call(struct arch_regs *r, const struct arch_call *slept)
 {
 	struct user_regs_struct x = get(r);
 
+	(void)slept; /* orig_rax and the arguments are all in the registers */
 	if ((long)x.orig_rax < 0 || (long)x.rax != -EINTR)
 		return 0;
 	x.rax = x.orig_rax;

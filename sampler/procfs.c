@@ -103,9 +103,9 @@ int asleep_state(const struct asleep_src *src)
  * The file holds "running" for a thread on a CPU or runnable; otherwise the system call number
  * (-1 outside a call), for a call its six arguments, then the stack pointer and the PC, in hex.
  */
-int asleep_read(const struct asleep_src *src, uint64_t *pc, long *call)
+int asleep_read(const struct asleep_src *src, uint64_t *pc, long *call, uint64_t args[6])
 {
-	char buf[256], *last;
+	char buf[256], *last, *p;
 	ssize_t n;
 
 	if (src->fd < 0)
@@ -116,7 +116,9 @@ int asleep_read(const struct asleep_src *src, uint64_t *pc, long *call)
 	buf[n] = '\0';
 	if (!strncmp(buf, "running", 7))
 		return 0;
-	*call = strtol(buf, NULL, 10);
+	*call = strtol(buf, &p, 10);
+	for (int i = 0; args && i < 6; i++)
+		args[i] = *call >= 0 ? strtoull(p, &p, 16) : 0;
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	last = strrchr(buf, ' ');

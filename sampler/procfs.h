@@ -46,9 +46,10 @@ struct asleep_src {
 /* Open tid's source; -1 where the file is missing or refused (the caller then stops the
  * thread as usual). Paired with asleep_close(). */
 int asleep_open(struct asleep_src *src, pid_t pid, pid_t tid);
-/* 1, its user-space PC and the system call it sleeps in (-1: none) if the thread is asleep, 0 if it is running (or runnable), -1 if gone
- * or unreadable. */
-int asleep_read(const struct asleep_src *src, uint64_t *pc, long *call);
+/* 1, its user-space PC and the system call it sleeps in (-1: none) if the thread is asleep, 0
+ * if it is running (or runnable), -1 if gone or unreadable; and, if args is not NULL, the
+ * call's six arguments (zeros outside a call). */
+int asleep_read(const struct asleep_src *src, uint64_t *pc, long *call, uint64_t args[6]);
 /* Whether the thread's state is asleep (S or D) by its stat file, which never waits on the
  * thread (the syscall file may wait a scheduler tick for one on its way to sleep). */
 int asleep_state(const struct asleep_src *src);

@@ -41,13 +41,13 @@ static int ours(pid_t pid, pid_t tid, int sig)
 	return !(pending & ~ignored);
 }
 
-int call_restart(pid_t pid, pid_t tid, int sig)
+int call_restart(pid_t pid, pid_t tid, int sig, const struct arch_call *slept)
 {
 	struct arch_regs regs;
 
 	if (arch_get_regs(tid, &regs) < 0)
 		return errno == ESRCH ? -1 : 0;
-	if (!arch_rewind_call(&regs) || !ours(pid, tid, sig))
+	if (!arch_rewind_call(&regs, slept) || !ours(pid, tid, sig))
 		return 0;
 	if (arch_set_regs(tid, &regs) < 0)
 		return errno == ESRCH ? -1 : 0;

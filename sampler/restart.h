@@ -12,15 +12,18 @@
 
 #include <sys/types.h>
 
+#include "../arch/arch.h"
+
 /*
  * Restart the call stopped thread tid (of process pid) ended with EINTR, if that EINTR is the
  * tracer's doing: sig 0 for a stop of the tracer's own (no signal of the program may be pending
  * and unblocked: one would be why the call ended), or the program's signal sig about to be
  * delivered, if the program ignores it (explicitly, or SIGCHLD, SIGURG and SIGWINCH by default)
  * and no other is pending. Returns 1 if the call will be made again when the thread resumes,
- * 0 if there was nothing to do (or on AArch64, whose registers keep no copy of the call's
- * first argument once it ends), -1 if the thread is gone.
+ * 0 if there was nothing to do (or on AArch64, whose registers keep no copy of the call's first
+ * argument once it ends, unless the thread was seen sleeping in that very call: `slept`, or
+ * NULL), -1 if the thread is gone.
  */
-int call_restart(pid_t pid, pid_t tid, int sig);
+int call_restart(pid_t pid, pid_t tid, int sig, const struct arch_call *slept);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../arch/arch.h"
 #include "maps.h"
 #include "perfclock.h"
 #include "procfs.h"
@@ -64,6 +65,11 @@ struct task {
 	uint32_t timer_checks; /* TIMER_BLOCKED: how often its signal mask was looked at */
 	int timer_stop;	     /* stopped for its timer now */
 	int seen_running;    /* running at the current sample, not sampled by its timer in it */
+	/* the call it was last read asleep in, where only that tells how to make it again
+	 * (AArch64: see arch_rewind_call()), and its count of times given a CPU, read before */
+	struct arch_call slept;
+	uint64_t slept_switches;
+	int slept_known;
 	char comm[16];
 	struct cputime_src cputime;
 	struct asleep_src asleep;

@@ -428,6 +428,46 @@ static void task_stopped(struct tracer *t, struct task *task, int group_stop)
 }
 
 /*
+ * Whether a task is asleep (1, and where: pc, and the call, -1 for none), by its syscall file;
+ * 0 if running, -1 if unreadable. Where a call ended with EINTR by a stop cannot be made again
+ * from the registers alone (AArch64: arch_rewind_call()), the call it sleeps in is kept, with
+ * the task's count of times given a CPU, read first: that count plus one at a later stop
+ * means the task was woken from that very call and has not run since but to stop.
+ */
+static int read_asleep(struct task *task, uint64_t *pc, long *call)
+{
+	struct sched_counts sc;
+	uint64_t ns;
+	int r;
+
+	if (arch_rewinds_calls)
+		return asleep_read(&task->asleep, pc, call, NULL);
+	if (cputime_read(&task->cputime, &ns, &sc) < 0)
+		sc.switches = CPUTIME_NO_SWITCHES;
+	r = asleep_read(&task->asleep, pc, call, task->slept.args);
+	task->slept_known = r == 1 && *call >= 0 && sc.switches != CPUTIME_NO_SWITCHES;
+	if (task->slept_known) {
+		task->slept.nr = *call;
+		task->slept.pc = *pc;
+		task->slept_switches = sc.switches;
+	}
+	return r;
+}
+
+/* The call a stopped task was last read asleep in, if it has been given a CPU only once since
+ * (woken from that call, to stop): call_restart() may make it again as it was. */
+static const struct arch_call *slept_call(struct task *task)
+{
+	struct sched_counts sc;
+	uint64_t ns;
+
+	if (!task->slept_known || cputime_read(&task->cputime, &ns, &sc) < 0 ||
+	    sc.switches != task->slept_switches + 1)
+		return NULL;
+	return &task->slept;
+}
+
+/*
  * What a call made through a stopped task brought besides its result: a signal of the
  * program's, delivered when the task is resumed, or the task's end, handled as usual. Returns 1
  * if the task is gone (freed: not to be touched).
@@ -814,7 +854,7 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 		/* Our interrupt, a new task's first stop, or a wake-up from a group-stop. A call
 		 * the interrupt ended with EINTR is made again (a sleeper read as awake just before
 		 * it fell asleep). */
-		if (call_restart(task->proc->pid, tid, 0) < 0)
+		if (call_restart(task->proc->pid, tid, 0, slept_call(task)) < 0)
 			return; /* gone: its exit is on its way */
 		if (task->timer_state == TIMER_WANTED && !task->exiting && arm_timer(t, task))
 			return;
@@ -863,14 +903,14 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 		    (sig == SIGTRAP && t->task_clock > 0 && perfclock_is_ours(tid, t->cookie))) {
 			/* a stop of ours too: it may follow one for a signal the program ignores,
 			 * which was left alone because this one was pending */
-			if (call_restart(task->proc->pid, tid, 0) < 0)
+			if (call_restart(task->proc->pid, tid, 0, slept_call(task)) < 0)
 				return;
 			timer_stopped(t, task);
 			return;
 		}
 		/* A signal for the program: delivered when the task is resumed. One it ignores
 		 * would not have woken it untraced: a call it ended with EINTR is made again. */
-		if (call_restart(task->proc->pid, tid, sig) < 0)
+		if (call_restart(task->proc->pid, tid, sig, slept_call(task)) < 0)
 			return;
 		task->pending_sig = sig;
 		if (ptrace(PTRACE_GETSIGINFO, tid, 0, &task->pending_info) < 0)
@@ -999,7 +1039,7 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 			 */
 			if (task->taken || task->state != TASK_RUNNING)
 				continue;
-			if (asleep_state(&task->asleep) && asleep_read(&task->asleep, &pc, &call) == 1) {
+			if (asleep_state(&task->asleep) && read_asleep(task, &pc, &call) == 1) {
 				task->read_asleep = 1;
 				task->pc = pc;
 			} else {
@@ -1020,7 +1060,7 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 		 */
 		if (!task->interrupted && t->sampling && task->state == TASK_RUNNING &&
 		    (task->last_delta < t->period_ns / 8 || asleep_state(&task->asleep)) &&
-		    asleep_read(&task->asleep, &pc, &call) == 1) {
+		    read_asleep(task, &pc, &call) == 1) {
 			if (call >= 0 && call < SLEEP_CALLS)
 				t->sleep_calls[call] = 1;
 			task->read_asleep = 1;
