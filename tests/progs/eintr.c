@@ -5,10 +5,11 @@
  * N calls that failed with EINTR (epoll_wait, epoll_pwait, sigtimedwait, poll, select, read on
  * a pipe and futex waits: a stop and continue makes some of them fail so; see signal(7)), M
  * sleeps (nanosleep, clock_nanosleep) that returned before their time or failed, K calls in all.
- *   eintr [SECONDS [ignored]]
- * With "ignored", every 2 ms the threads in epoll_wait, epoll_pwait and sigtimedwait are also
- * sent SIGWINCH (ignored by default) and SIGUSR2 (set to SIG_IGN): untraced, an ignored signal
- * is dropped when sent and wakes nobody.
+ *   eintr [SECONDS [ignored|plain [MS]]]
+ * The calls wait MS milliseconds at most (2), and a byte is written to the pipe every MS. With
+ * "ignored", every MS the threads in epoll_wait, epoll_pwait and sigtimedwait are also sent
+ * SIGWINCH (ignored by default) and SIGUSR2 (set to SIG_IGN): untraced, an ignored signal is
+ * dropped when sent and wakes nobody.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -29,6 +30,7 @@ static long eintr_count, early_count, calls;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int pipefd[2];
 static int futex_word;
+static int wait_ms = 2;
 
 static void count(int eintr, int early)
 {
@@ -55,7 +57,7 @@ static void *epoller(void *arg)
 
 	sigemptyset(&none);
 	while (!done) {
-		int r = pwait ? epoll_pwait(ep, &ev, 1, 2, &none) : epoll_wait(ep, &ev, 1, 2);
+		int r = pwait ? epoll_pwait(ep, &ev, 1, wait_ms, &none) : epoll_wait(ep, &ev, 1, wait_ms);
 
 		count(r < 0 && errno == EINTR, 0);
 	}
@@ -64,7 +66,7 @@ static void *epoller(void *arg)
 
 static void *sigwaiter(void *arg)
 {
-	struct timespec ts = { 0, 2000000 };
+	struct timespec ts = { wait_ms / 1000, wait_ms % 1000 * 1000000L };
 	sigset_t set;
 
 	(void)arg;
@@ -82,7 +84,7 @@ static void *poller(void *arg)
 {
 	(void)arg;
 	while (!done) {
-		int r = poll(NULL, 0, 2);
+		int r = poll(NULL, 0, wait_ms);
 
 		count(r < 0 && errno == EINTR, 0);
 	}
@@ -93,7 +95,7 @@ static void *selecter(void *arg)
 {
 	(void)arg;
 	while (!done) {
-		struct timeval tv = { 0, 2000 };
+		struct timeval tv = { wait_ms / 1000, wait_ms % 1000 * 1000L };
 		int r = select(0, NULL, NULL, NULL, &tv);
 
 		count(r < 0 && errno == EINTR, 0);
@@ -143,7 +145,7 @@ static void *futexer(void *arg)
 {
 	(void)arg;
 	while (!done) {
-		struct timespec ts = { 0, 2000000 };
+		struct timespec ts = { wait_ms / 1000, wait_ms % 1000 * 1000000L };
 		long r = syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 
 		count(r < 0 && errno == EINTR, 0);
@@ -169,6 +171,9 @@ int main(int argc, char **argv)
 	pthread_t th[10];
 	double seconds = argc > 1 ? atof(argv[1]) : 1, end;
 	int ignored = argc > 2 && !strcmp(argv[2], "ignored");
+
+	if (argc > 3 && atoi(argv[3]) > 0)
+		wait_ms = atoi(argv[3]);
 	sigset_t set;
 
 	sigemptyset(&set);
@@ -182,7 +187,7 @@ int main(int argc, char **argv)
 	end = now() + seconds;
 	/* the writer of the pipe: a byte every 2 ms */
 	while (now() < end) {
-		struct timespec ts = { 0, 2000000 };
+		struct timespec ts = { wait_ms / 1000, wait_ms % 1000 * 1000000L };
 
 		nanosleep(&ts, NULL);
 		if (write(pipefd[1], "x", 1) < 0)
