@@ -46,11 +46,12 @@ runs() {
 	echo "$what: $n runs, $calls calls, no EINTR, no early return"
 }
 # timers WHAT: 5 recordings of the program's own timers (tests/progs/cputimers), each every 20 ms
-# of CPU time: the POSIX timer on its exact CPU clock fires as often as that clock allows, give
-# or take a few ticks' worth (the kernel checks CPU timers at the ticks that find the thread
-# running, which on the task clock of a loaded machine come late: 27 of 30 once, with the suite
-# beside two CPU hogs, the last ones due after the program ended), counting the expirations
-# that found its signal still pending (overruns); ITIMER_PROF and ITIMER_VIRTUAL (user time
+# of CPU time: the POSIX timer on its exact CPU clock fires as often as that clock allows (but
+# one, for rounding), counting the expirations that found its signal still pending (overruns):
+# none is lost. The kernel checks CPU timers at the ticks that find the thread running, which at
+# the task clock's signals on a loaded machine come late (27 of 30 once with the suite beside
+# two CPU hogs, 23 once under the ASan suite, the last ones due when the program ended), so the
+# program waits for the late ones on up to 0.3 s more of its CPU time; ITIMER_PROF and ITIMER_VIRTUAL (user time
 # only) count the CPU time the scheduler tick charges, a whole tick to the task running at it,
 # which strays on a loaded machine with or without pperf (26 to 42 of 30 seen), so at least
 # PROF and VIRT times the count. Beside busy processes each stop of a thread between two ticks
@@ -70,7 +71,7 @@ timers() {
 		# (the fields: prof N virtual N posix N overruns N of E alarm N of A)
 		line=$("$T/pperf" record -q "$@" -o "$T/out/c.data" -- "$T/cputimers") || fail "$what: cputimers"
 		echo "$line" | awk -v p="$pmin" -v v="$vmin" \
-			'{ exit !($6 + $8 >= $10 - 4 && $2 >= p * $10 && $4 >= v * $10) }' ||
+			'{ exit !($6 + $8 >= $10 - 1 && $2 >= p * $10 && $4 >= v * $10) }' ||
 			fail "$what: the program's timers: $line"
 	done
 	echo "$what: the program's own timers, 5 runs, the last: $line"
@@ -82,7 +83,7 @@ timers_snapshot() {
 	for _ in $(seq 3); do
 		line=$("$T/pperf" record -q --sampling snapshot -o "$T/out/c.data" -- "$T/cputimers") ||
 			fail "$1: cputimers"
-		echo "$line" | awk '{ exit !($6 + $8 >= $10 - 2 && $2 >= $10 / 4) }' ||
+		echo "$line" | awk '{ exit !($6 + $8 >= $10 - 1 && $2 >= $10 / 4) }' ||
 			fail "$1: the program's timers: $line"
 	done
 	echo "$1: the program's own timers in snapshots, 3 runs, the last: $line"
