@@ -67,11 +67,14 @@ if "$PPERF" record -q -g -e task-clock -o "$T/tc.data" -- "$PROGS/callpaths" 1 >
 	"$PPERF" convert --to collapsed --weight task-clock -i "$T/tc.data" >"$T/tc.folded" 2>"$T/err" ||
 		fail "--weight task-clock: $(cat "$T/err")"
 	"$PPERF" convert --to collapsed -i "$T/tc.data" >"$T/cpu.folded" || fail "collapsed"
-	tc=$(awk '/;a;d;c / { s += $NF } END { print s + 0 }' "$T/tc.folded")
-	cpu=$(awk '/;a;d;c / { s += $NF } END { print s + 0 }' "$T/cpu.folded")
-	echo "a;d;c: task-clock $tc ns, CPU time $cpu ns"
+	# (shares of each weight's total: where the weight goes, not how the two totals compare;
+	# the totals are printed)
+	share() { awk '/;a;d;c / { s += $NF } { all += $NF } END { printf "%.2f %.0f", all ? 100 * s / all : 0, all }' "$1"; }
+	read -r tc tc_all < <(share "$T/tc.folded")
+	read -r cpu cpu_all < <(share "$T/cpu.folded")
+	echo "a;d;c: $tc% of task-clock ($tc_all ns in all), $cpu% of CPU time ($cpu_all ns)"
 	awk -v a="$tc" -v b="$cpu" 'BEGIN { exit !(b > 0 && a > 0.8 * b && a < 1.2 * b) }' ||
-		fail "a;d;c weighs $tc ns of task-clock, $cpu ns of CPU time"
+		fail "a;d;c weighs $tc% of task-clock, $cpu% of CPU time"
 else
 	echo "no channel weight checked: record -e task-clock failed: $(cat "$T/err")"
 fi
