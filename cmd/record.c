@@ -39,7 +39,7 @@ static const char record_usage[] =
 	"  -e, --event EV[,EV]    count perf events per thread (libpfm4 names; see 'pperf list')\n"
 	"      --pmu NAME[:ARGS]  read a PMU backend at every sample (repeatable; 'pperf list')\n"
 	"  -g                     record call stacks (= --call-graph fp)\n"
-	"      --call-graph fp    record each stopped thread's frame-pointer call stack\n"
+	"      --call-graph fp    record each thread-sample's frame-pointer call stack\n"
 	"      --call-graph dwarf[,SIZE]\n"
 	"                         record each stopped thread's registers and the top SIZE\n"
 	"                         bytes of its stack (default 8192, at most 65528), unwound\n"
@@ -277,7 +277,7 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 			"need root, CAP_PERFMON or kernel.perf_event_paranoid <= 1)\n",
 			"refused", strerror(a->task_clock_errno));
 	if (a->task_clock_signals_off)
-		fprintf(stderr, "pperf: task clock  %12s (with call stacks or channels its samples "
+		fprintf(stderr, "pperf: task clock  %12s (with stack copies or channels its samples "
 			"come as signals, which this kernel (< 6.12) sends at once: one could end a "
 			"sleeping call with EINTR that pperf cannot make again on this architecture)\n",
 			"not used");
@@ -408,8 +408,10 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 		if (err < 0) {
 			a->topt.cpu_clock = CPU_CLOCK_TICKS;
 			a->task_clock_errno = -err;
-		} else if ((a->topt.call_graph || pmus.nr_channels) && perfclock_signals_interrupt()) {
-			/* its samples would come as signals (no buffer with stacks or channels) */
+		} else if ((a->topt.call_graph == CALL_GRAPH_DWARF || pmus.nr_channels) &&
+			   perfclock_signals_interrupt()) {
+			/* its samples would come as signals (no buffer with stack copies or
+			 * channels) */
 			a->topt.cpu_clock = CPU_CLOCK_TICKS;
 			a->task_clock_signals_off = 1;
 		} else {

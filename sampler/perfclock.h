@@ -62,7 +62,8 @@ struct perfclock_ring {
 	int fd;
 	void *base; /* the mapping: the kernel's control page, then the data */
 	size_t page, data_size;
-	uint64_t lost; /* samples the kernel dropped, the buffer being full */
+	uint32_t depth; /* the most return addresses of a sample's call stack (0: none kept) */
+	uint64_t lost;	/* samples the kernel dropped, the buffer being full */
 };
 
 struct perfclock_sample {
@@ -70,14 +71,26 @@ struct perfclock_sample {
 	uint64_t pc;	/* user-mode PC; 0 if the kernel gave none */
 	uint64_t clock; /* the task clock's count: CPU time (ns) since the event was opened */
 	uint32_t tid;
+	/* with a call stack: where its return addresses are (perfclock_ring_read()), how many,
+	 * and whether the chain was cut (the kernel's limit reached, or it ended elsewhere than
+	 * at a return address of 0, the outermost frame's) */
+	uint32_t frames_at, nr_frames, truncated;
 };
 
-/* Open thread tid's event with its buffer, a sample every period_ns of its CPU time: 0, or a
- * negative errno (the event's own refusal, or the buffer's: EPERM beyond the locked-memory
- * limits of a user without CAP_IPC_LOCK). */
-int perfclock_open_ring(pid_t tid, uint64_t period_ns, struct perfclock_ring *ring);
-/* Up to max samples written since the last call, oldest first: how many (0: none now). */
-size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample *out, size_t max);
+/*
+ * Open thread tid's event with its buffer, a sample every period_ns of its CPU time, and with
+ * each sample, if depth is not 0, the thread's user-mode call stack by its frame pointers, as
+ * `perf record -g` has it (the kernel walks it, at most depth return addresses; never more
+ * than kernel.perf_event_max_stack allows, 127 by default, the PC included): 0, or a negative
+ * errno (the event's own refusal, or the buffer's: EPERM beyond the locked-memory limits of a
+ * user without CAP_IPC_LOCK).
+ */
+int perfclock_open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, struct perfclock_ring *ring);
+/* Up to max samples written since the last call, oldest first: how many (0: none now). With
+ * call stacks, sample i's return addresses go to frames + (first + i) * ring->depth, and its
+ * frames_at is first + i. */
+size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample *out, size_t max,
+			   uint64_t *frames, uint32_t first);
 void perfclock_ring_close(struct perfclock_ring *ring);
 
 /* The si_code of its signals (TRAP_PERF). */

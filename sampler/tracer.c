@@ -112,10 +112,13 @@ struct tracer {
 	 * made it unavailable */
 	int task_clock;
 	/* task-clock samples read from the kernel's buffers (perfclock_open_ring()), not at
-	 * stops: without call stacks and channels, which a stop reads */
+	 * stops: without channels and stack copies, which a stop reads (the kernel walks
+	 * frame-pointer stacks itself) */
 	int ring;
 	struct perfclock_sample *rs; /* the samples read, of every thread, to be written */
 	size_t nrs, rs_alloc;
+	uint64_t *rs_frames; /* ... their stacks' return addresses, STACK_MAX_DEPTH a sample */
+	size_t rs_frames_alloc; /* (in samples) */
 	int nr_cpus; /* the CPUs the program may run on */
 };
 
@@ -526,7 +529,9 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 	if (t->o.cpu_clock != CPU_CLOCK_EXACT || t->task_clock < 0)
 		return 0;
 	/* samples in a buffer: no signal, nothing made in the thread */
-	if (t->ring && perfclock_open_ring(task->tid, dithered(t), &task->ring) == 0) {
+	if (t->ring && perfclock_open_ring(task->tid, dithered(t),
+					   t->o.call_graph == CALL_GRAPH_FP ? STACK_MAX_DEPTH : 0,
+					   &task->ring) == 0) {
 		task->perf_fd = task->ring.fd;
 		task->ring_clock = 0;
 		t->st.ring_threads++;
@@ -1483,6 +1488,15 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 	t->ts[n] = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
 					     .tid = (uint32_t)task->tid, .pc = rs->pc, .cpu_ns = cpu,
 					     .state = TS_ONCPU, .cpu_weight = t->period_ns };
+	if (task->ring.depth) {
+		/* the kernel's walk of its frame pointers (its pointer set when it is written) */
+		t->stk[n] = (struct profile_stack){ .flags = rs->truncated ? STACK_TRUNCATED : 0,
+						    .nr_frames = rs->nr_frames };
+		memcpy(t->stk_frames + (size_t)n * STACK_MAX_DEPTH,
+		       t->rs_frames + (size_t)rs->frames_at * STACK_MAX_DEPTH,
+		       rs->nr_frames * sizeof(uint64_t));
+		t->ts[n].stack = &t->stk[n];
+	}
 	task->taken = 1;
 	task->taken_at = n;
 	t->st.timer_samples++;
@@ -1523,7 +1537,14 @@ static void drain_rings(struct tracer *t, int instant)
 		got = t->nrs;
 		do {
 			ALLOC_GROW(t->rs, t->rs_alloc, t->nrs + 64);
-			n = perfclock_ring_read(&task->ring, t->rs + t->nrs, 64);
+			if (task->ring.depth && t->rs_frames_alloc < t->rs_alloc) {
+				t->rs_frames_alloc = t->rs_alloc;
+				t->rs_frames = xreallocarray(t->rs_frames,
+							     t->rs_frames_alloc * STACK_MAX_DEPTH,
+							     sizeof(uint64_t));
+			}
+			n = perfclock_ring_read(&task->ring, t->rs + t->nrs, 64, t->rs_frames,
+						(uint32_t)t->nrs);
 			t->nrs += n;
 		} while (n == 64);
 		if (instant && t->nrs > got && random_u64(t) % REDITHER_ODDS == 0)
@@ -1845,7 +1866,7 @@ struct tracer *tracer_new(const struct tracer_options *opts)
 	t->sigfd = t->timerfd = -1;
 	t->cookie = 0x7070657266000000ULL ^ (uint64_t)getpid();
 	t->rng = (now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
-	t->ring = opts->cpu_clock == CPU_CLOCK_EXACT && opts->call_graph == CALL_GRAPH_NONE &&
+	t->ring = opts->cpu_clock == CPU_CLOCK_EXACT && opts->call_graph != CALL_GRAPH_DWARF &&
 		  !(opts->pmus && opts->pmus->nr_channels);
 	if (t->o.pmus && t->o.pmus->nr_channels)
 		t->sys_values = xcalloc(t->o.pmus->nr_channels, sizeof(int64_t));
@@ -2313,5 +2334,6 @@ void tracer_free(struct tracer *t)
 	free(t->sys_values);
 	free(t->thr_values);
 	free(t->rs);
+	free(t->rs_frames);
 	free(t);
 }

@@ -2,9 +2,10 @@
 # qemu-system-aarch64 on this x86-64 machine (scripts/aarch64-vm: emulated, with pperf and the
 # programs under test built by the cross compiler), as root there. Threads sleeping in
 # epoll_wait, poll, read, futex waits... never see EINTR, idle and beside one busy loop per CPU,
-# through the task clock's buffer (the default), at CPU-clock ticks (timers made inside the
-# program through its own svc instructions) and with -g (which takes the ticks on this kernel:
-# the task clock's signals could end such a call, which pperf cannot make again on AArch64);
+# through the task clock's buffer (the default, and with -g, the kernel walking the stacks), at
+# CPU-clock ticks (timers made inside the program through its own svc instructions) and with
+# a channel (-e task-clock, which takes the ticks on this kernel: the task clock's signals
+# could end such a call, which pperf cannot make again on AArch64);
 # the buffer's shares are right against the program's own account; a program attached to and
 # let go of (-p, --duration) in every mode lives on, none of pperf's signals left behind;
 # snapshots and ticks record and report. (A snapshot's stop that ends such a call cannot be
@@ -40,22 +41,28 @@ runs() {
 runs "idle" 10
 runs "idle, at ticks" 5 --sampling ticks
 runs "idle, -g" 5 -g
+runs "idle, -e task-clock" 5 --sampling cpu -e task-clock
 pperf record -v -o e.data -- eintr 0.2 >/dev/null 2>err || bad "record -v exited $?"
 grep "CPU clocks" err
 grep -q "CPU clocks.*: \([1-9][0-9]*\) on the task clock, \1 of them through a buffer" err ||
 	bad "the threads were not sampled through the task clock's buffer: $(grep 'CPU clocks' err)"
-# (-g: at ticks, and -v says why, on this kernel)
 pperf record -v -g -o e.data -- eintr 0.2 >/dev/null 2>err || bad "record -v -g exited $?"
+grep -q "CPU clocks.*: \([1-9][0-9]*\) on the task clock, \1 of them through a buffer" err ||
+	bad "-g: the threads were not sampled through the task clock's buffer: $(grep 'CPU clocks' err)"
+pperf dump e.data | grep -q " stack [1-9][0-9]* frames" || bad "-g: no call stacks recorded"
+# (with a channel: at ticks, and -v says why, on this kernel)
+pperf record -v --sampling cpu -e task-clock -o e.data -- eintr 0.2 >/dev/null 2>err ||
+	bad "record -v -e task-clock exited $?"
 grep "CPU clocks\|task clock" err
 grep -q "CPU clocks.*(\([1-9][0-9]*\) threads timed: 0 on the task clock.* \1 at CPU-clock timers' ticks" err ||
-	bad "-g: the threads were not at CPU-clock ticks: $(grep 'CPU clocks' err)"
-grep -q "task clock .*not used.*EINTR" err || bad "-g: -v does not say why the task clock is not used"
+	bad "-e task-clock: the threads were not at CPU-clock ticks: $(grep 'CPU clocks' err)"
+grep -q "task clock .*not used.*EINTR" err || bad "-e task-clock: -v does not say why the task clock is not used"
 # let go: a program attached to and detached from 6 times in each mode lives on, and ends as it
 # ends without pperf (a timer's signal left queued would kill it: signal 64)
 truth bound 60 2 10 >/dev/null &
 p=$!
 sleep 0.3
-for mode in "--sampling ticks" -g "--sampling cpu" "--sampling snapshot"; do
+for mode in "--sampling ticks" -g "--sampling cpu -e task-clock" "--sampling cpu" "--sampling snapshot"; do
 	for _ in 1 2 3 4 5 6; do
 		pperf record -q $mode --duration 0.3 -p $p -o a.data 2>err || bad "-p $mode: exited $?: $(cat err)"
 		kill -0 $p 2>/dev/null || break
@@ -112,6 +119,7 @@ hogs
 runs "beside 2 busy loops" 5
 runs "beside 2 busy loops, at ticks" 3 --sampling ticks
 runs "beside 2 busy loops, -g" 3 -g
+runs "beside 2 busy loops, -e task-clock" 3 --sampling cpu -e task-clock
 truth_share "one CPU-bound thread beside 2 busy loops" -- bound 3 1 10 ||
 	truth_share "one CPU-bound thread beside 2 busy loops, again" -- bound 3 1 10 ||
 	bad "beside 2 busy loops: hot's share is off"

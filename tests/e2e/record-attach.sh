@@ -52,11 +52,11 @@ if [ -n "$kthread" ]; then
 fi
 
 # Detached while its threads run on their task clocks (as root here), again and again: with
-# call stacks (-g) each sample is a signal, and one of a clock already on its way when pperf
+# channels (-e) each sample is a signal, and one of a clock already on its way when pperf
 # lets go (the kernel sends it at the thread's next return to user mode, closing the clock does
 # not take it back) would kill the program with SIGTRAP; 2 of 30 runs did before pperf took it
 # at the detach. 15 programs, each detached from twice after short recordings, in each sampling
-# mode: the task clock's buffer, its signals (-g), CPU-clock timers' ticks. (On a loaded machine
+# mode: the task clock's buffer, its signals (-e task-clock), CPU-clock timers' ticks. (On a loaded machine
 # the program's 0.5 s may be over before pperf attaches, ASan's the slower: such an attach is
 # refused as it must be, and the round counts for nothing; most rounds must detach twice.)
 # attach_twice MODE: one round; 0 if it detached twice, 1 if the program ended first
@@ -77,7 +77,7 @@ attach_twice() {
 	[ $rc = 0 ] || fail "$mode: the process exited $rc after $n detaches (round $i)"
 	[ $n = 2 ]
 }
-for mode in cpu "cpu -g" ticks; do
+for mode in cpu "cpu -e task-clock" ticks; do
 	done=0
 	for i in $(seq 15); do
 		attach_twice "$mode" && done=$((done + 1))

@@ -13,13 +13,13 @@ S=$PROGS/sigmask
 # instants here, and fewer in the suite (hot() got under 20 samples of a 1 s run once), so
 # 2 s and a few samples of each function (none at all if the thread were not sampled).
 
-for mode in cpu "cpu -g" ticks; do
+for mode in cpu "cpu -g" "cpu -e task-clock" ticks; do
 	"$PPERF" record -q --sampling $mode -o "$T/b.data" -- "$S" blocked 2 >"$T/out" ||
 		fail "record --sampling $mode blocked exited $?"
 	grep -qx 'pending 0' "$T/out" ||
 		fail "$mode: a signal of pperf's was pending in a thread that blocks all: $(cat "$T/out")"
 	"$PPERF" report --format csv --sort sym "$T/b.data" >"$T/rep" || fail "report"
-	awk -F, '$4 == "hot" && $2 >= 10 { h = 1 } $4 == "warm" && $2 >= 3 { w = 1 } END { exit !(h && w) }' \
+	awk -F, '$NF == "hot" && $2 >= 10 { h = 1 } $NF == "warm" && $2 >= 3 { w = 1 } END { exit !(h && w) }' \
 		"$T/rep" || fail "$mode: the thread that blocks all signals was not sampled: $(cat "$T/rep")"
 done
 
@@ -49,21 +49,21 @@ own_signals || own_signals || fail "the program got $own of its own signals, $ow
 
 # seccomp: on the task clock nothing is called inside the program (as root here); at ticks the
 # filtered process is sampled by stops, and pperf says why
-for mode in cpu "cpu -g" ticks; do
+for mode in cpu "cpu -g" "cpu -e task-clock" ticks; do
 	"$PPERF" record -v --sampling $mode -o "$T/s.data" -- "$S" seccomp 2 >"$T/out" 2>"$T/err"
 	rc=$?
 	[ $rc = 0 ] && grep -qx alive "$T/out" ||
 		fail "$mode: a seccomp-filtered program exited $rc under pperf: $(cat "$T/err")"
 	case $mode in
 	ticks) grep -q 'seccomp' "$T/err" || fail "no word of the seccomp fallback: $(cat "$T/err")" ;;
-	# without call stacks its samples come through buffers, with them at signals
-	cpu) grep -q 'threads timed: 2 on the task clock, 2 of them through a buffer' "$T/err" ||
+	# without channels its samples come through buffers (stacks too), with them at signals
+	cpu | "cpu -g") grep -q 'threads timed: 2 on the task clock, 2 of them through a buffer' "$T/err" ||
 		fail "the seccomp-filtered program was not on its task clock's buffer: $(cat "$T/err")" ;;
 	*) grep -q 'threads timed: 2 on the task clock, 0 of them through a buffer' "$T/err" ||
 		fail "the seccomp-filtered program was not on its task clock: $(cat "$T/err")" ;;
 	esac
 	"$PPERF" report --format csv --sort sym "$T/s.data" >"$T/rep" || fail "report seccomp"
-	awk -F, '$4 == "hot" && $2 >= 10 { f = 1 } END { exit !f }' "$T/rep" ||
+	awk -F, '$NF == "hot" && $2 >= 10 { f = 1 } END { exit !f }' "$T/rep" ||
 		fail "$mode: the seccomp-filtered thread was not sampled: $(head -5 "$T/rep")
 $(cat "$T/err")
 $("$PPERF" info "$T/s.data" | sed -n '/^# totals/,$p')"
