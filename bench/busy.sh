@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What a busy machine does to sampling: a CPU-bound program (fixed work) recorded alone and
 # beside one CPU hog per CPU (started here), at the default priority, for 1 and 4 threads, in
-# each sampling mode (cpu: the task clock, as root, through its buffers; "cpu -g": its signals,
-# as with call stacks, the walk included; ticks; snapshot): what the program pays
+# each sampling mode (cpu: the task clock, as root, through its buffers; "cpu -g": the same with
+# the kernel's walk of the call stacks; "cpu --call-graph dwarf": its signals, as with stack
+# copies, the 8 KiB copy included; ticks; snapshot): what the program pays
 # (its wall time under pperf against its wall time without, in the same condition), how many
 # thread-samples found it on a CPU per second of its CPU time, and, for the stops pperf makes
 # itself (snapshots), how long a thread stays stopped once it has stopped; and what a stop
@@ -48,7 +49,7 @@ echo "slowdown: its wall time under pperf against without pperf in the same cond
 echo
 echo "| sampling | threads | machine | slowdown | on-CPU samples per CPU second | held per stop (us) |"
 echo "| --- | --- | --- | --- | --- | --- |"
-for mode in cpu "cpu -g" ticks snapshot; do
+for mode in cpu "cpu -g" "cpu --call-graph dwarf" ticks snapshot; do
 	for n in 1 4; do
 		read -r s r h < <(measure "$n" "$mode")
 		echo "| $mode | $n | idle | $s % | $r | $h |"
@@ -88,7 +89,7 @@ echo "kernel's work; the others: per stop), per stop pperf made in snapshots; me
 echo
 echo "| sampling | idle (us per sample) | $(nproc) CPU hogs (us per sample) | busy / idle |"
 echo "| --- | --- | --- | --- |"
-for mode in cpu "cpu -g" ticks snapshot; do
+for mode in cpu "cpu -g" "cpu --call-graph dwarf" ticks snapshot; do
 	hi=$(held "$mode")
 	for _ in $(seq "$(nproc)"); do
 		sh -c 'while :; do :; done' &
