@@ -35,7 +35,8 @@ struct inject_extra {
 
 /*
  * Make stopped thread tid call system call nr with args[0..5], through the instruction at
- * insn (own: pperf's signal, or NULL). Returns the call's result (a negative errno as the kernel gives it), or -ENOSYS
+ * insn (own: pperf's signal, or NULL, dropped wherever it stops the step, which is then made
+ * again). Returns the call's result (a negative errno as the kernel gives it), or -ENOSYS
  * (not supported here), -ESRCH (the thread was not in a ptrace-stop, or ended: see
  * extra->gone_status) or -EAGAIN (stopped by something else than the step) without the call.
  * The thread is in a ptrace-stop again after, with its registers as before.

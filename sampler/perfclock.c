@@ -179,8 +179,8 @@ size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample 
 			break;
 		}
 		if (eh.type == PERF_RECORD_SAMPLE && eh.size >= sizeof(eh) + 5 * sizeof(uint64_t)) {
-			size_t len = eh.size - sizeof(eh) < sizeof(f) ? eh.size - sizeof(eh) : sizeof(f);
 			uint64_t at = tail + sizeof(eh), nr = 0, body = eh.size - sizeof(eh);
+			size_t len;
 
 			/* ip, pid and tid, time, the count; then the chain (with a depth): its
 			 * length, its entries; then the registers' ABI and the PC */
@@ -193,8 +193,8 @@ size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample 
 				if (nr > (body - 5 * sizeof(uint64_t)) / sizeof(uint64_t))
 					nr = 0; /* not the kernel's */
 				out[n].frames_at = first + (uint32_t)n;
-				read_chain(ring, at + sizeof(nr), nr, frames + (size_t)out[n].frames_at * ring->depth,
-					   &out[n]);
+				read_chain(ring, at + sizeof(nr), nr,
+					   frames + (size_t)out[n].frames_at * ring->depth, &out[n]);
 				at += (1 + nr) * sizeof(uint64_t);
 			}
 			len = tail + eh.size - at < 2 * sizeof(uint64_t) ? (size_t)(tail + eh.size - at) :
