@@ -1741,9 +1741,13 @@ static void write_sample(struct tracer *t, uint64_t time)
 			}
 			/* A thread that blocks its timer's signal: the timer is deleted at its
 			 * next stop (a signal of it queued is taken back), and the thread
-			 * stopped at the sampling instants, until it unblocks the signal. */
+			 * stopped at the sampling instants, until it unblocks the signal. Not
+			 * through a buffer, which needs no signal (a thread caught blocking
+			 * SIGTRAP, as a thread library does for a few microseconds in
+			 * pthread_create(), or for good in a worker that leaves signals to the
+			 * main thread, lost its buffer for stops). */
 			if ((task->timer_state == TIMER_ARMED || task->timer_state == TIMER_BLOCKED) &&
-			    cputimer_status(task->proc->pid, task->tid, &cs) == 0) {
+			    !task->ring.base && cputimer_status(task->proc->pid, task->tid, &cs) == 0) {
 				int blocked = task->clock_perf ? cs.trap_blocked : cs.blocked;
 
 				if (blocked && task->timer_state == TIMER_ARMED)

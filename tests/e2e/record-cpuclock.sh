@@ -23,6 +23,16 @@ for mode in cpu "cpu -g" "cpu -e task-clock" ticks; do
 		"$T/rep" || fail "$mode: the thread that blocks all signals was not sampled: $(cat "$T/rep")"
 done
 
+# Through the buffer a thread needs no signal: one that blocks every signal keeps its buffer and
+# is never stopped (it lost the buffer at the first check of its mask, and was stopped at
+# every sampling instant after: 733 stops and 43 samples at its clock's steps in 1 s, before).
+for mode in cpu "cpu -g"; do
+	"$PPERF" record -v --sampling $mode -o "$T/b.data" -- "$S" blocked 1 >/dev/null 2>"$T/err" ||
+		fail "record -v --sampling $mode blocked exited $?"
+	grep -q "^pperf: held .*(0 stops)" "$T/err" ||
+		fail "$mode: the thread that blocks all signals was stopped: $(grep 'held\|CPU clocks' "$T/err")"
+done
+
 # The samples of the task clock's buffers are written in time order with the sampling
 # instants' (one taken between an instant's read of the buffers and its time came after it:
 # 3 of 3 runs of 4 threads at 10 kHz went back by a microsecond or more, which broke the
