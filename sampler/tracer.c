@@ -789,7 +789,9 @@ static void exec_event(struct tracer *t, struct task *task, pid_t former)
 	read_maps(t, p);
 	p->copy_rescans = 0; /* the new program's libraries are on their way */
 	/* The kernel deleted the process's timers; the new program has a vDSO of its own. Its
-	 * timer is made at its next stop: asked for now (this event stop is inside execve()). */
+	 * task clock is opened at once (nothing is made in the thread for it: through a buffer
+	 * the thread is then never stopped); a timer is made at its next stop, asked for now
+	 * (this event stop is inside execve(), where no call can be made through the thread). */
 	p->insn_known = 0;
 	p->no_timers = 0;
 	p->nr_dead = 0;
@@ -797,6 +799,8 @@ static void exec_event(struct tracer *t, struct task *task, pid_t former)
 	if (task->perf_fd >= 0)
 		close_task_clock(t, task); /* its event was removed at the exec (remove_on_exec) */
 	task->timer_state = t->o.cpu_clock ? TIMER_WANTED : TIMER_NONE;
+	if (task->timer_state == TIMER_WANTED && !task->exiting)
+		arm_task_clock(t, task);
 	task_stopped(t, task, 0);
 	if (task->timer_state == TIMER_WANTED && !task->interrupted &&
 	    ptrace(PTRACE_INTERRUPT, task->tid, 0, 0) == 0)
