@@ -26,10 +26,12 @@ done
 # Through the buffer a thread needs no signal: one that blocks every signal keeps its buffer and
 # is never stopped (it lost the buffer at the first check of its mask, and was stopped at
 # every sampling instant after: 733 stops and 43 samples at its clock's steps in 1 s, before).
+# (-v's held stops also count a new thread's first stop, the kernel's, where it falls while a
+# sample is being taken: at most one a thread, two here.)
 for mode in cpu "cpu -g"; do
 	"$PPERF" record -v --sampling $mode -o "$T/b.data" -- "$S" blocked 1 >/dev/null 2>"$T/err" ||
 		fail "record -v --sampling $mode blocked exited $?"
-	grep -q "^pperf: held .*(0 stops)" "$T/err" ||
+	grep -q "^pperf: held .*([0-2] stops)" "$T/err" ||
 		fail "$mode: the thread that blocks all signals was stopped: $(grep 'held\|CPU clocks' "$T/err")"
 done
 
