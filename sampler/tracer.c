@@ -458,15 +458,19 @@ static int read_asleep(struct task *task, uint64_t *pc, long *call)
 }
 
 /* The call a stopped task was last read asleep in, if it has been given a CPU only once since
- * (woken from that call, to stop): call_restart() may make it again as it was. */
+ * (woken from that call, to stop): call_restart() may make it again as it was. Once given one
+ * more often, it never can: forgotten, so that the stops after read no count for it. */
 static const struct arch_call *slept_call(struct task *task)
 {
 	struct sched_counts sc;
 	uint64_t ns;
 
-	if (!task->slept_known || cputime_read(&task->cputime, &ns, &sc) < 0 ||
-	    sc.switches != task->slept_switches + 1)
+	if (!task->slept_known)
 		return NULL;
+	if (cputime_read(&task->cputime, &ns, &sc) < 0 || sc.switches != task->slept_switches + 1) {
+		task->slept_known = sc.switches == task->slept_switches;
+		return NULL;
+	}
 	return &task->slept;
 }
 
