@@ -194,6 +194,8 @@ static void print_info(const struct profile_reader *r, struct info *in, uint64_t
 	printf("# frequency %.2f Hz target%s\n", m->freq_hz,
 	       m->flags & META_LEGACY	      ? "" :
 	       m->flags & META_TASK_CLOCK ? ", each thread at steps of its task clock" :
+	       m->flags & META_USER_CLOCK ? ", each thread's user time at steps of its task clock, "
+					    "its kernel time at its ticks in calls and page faults" :
 	       m->flags & META_CPU_CLOCK  ? ", each thread at its CPU-clock timer's ticks" :
 					   ", all threads at once (snapshot)");
 

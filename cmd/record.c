@@ -274,8 +274,14 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 			(unsigned long long)st->ring_lost);
 	if (a->task_clock_errno)
 		fprintf(stderr, "pperf: task clock  %12s (perf_event_open: %s; kernel-mode samples "
-			"need root, CAP_PERFMON or kernel.perf_event_paranoid <= 1)\n",
-			"refused", strerror(a->task_clock_errno));
+			"need root, CAP_PERFMON or kernel.perf_event_paranoid <= 1)%s\n",
+			a->topt.user_ring ? "user mode" : "refused", strerror(a->task_clock_errno),
+			a->topt.user_ring ? ": user time through buffers, the ticks place kernel time" :
+					    "");
+	if (st->user_ring_threads)
+		fprintf(stderr, "pperf: user time   %12llu threads with their user time through a "
+			"buffer, their ticks for their time in the kernel alone\n",
+			(unsigned long long)st->user_ring_threads);
 	if (a->task_clock_signals_off)
 		fprintf(stderr, "pperf: task clock  %12s (with stack copies or channels its samples "
 			"come as signals, which this kernel (< 6.12) sends at once: one could end a "
@@ -408,6 +414,12 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 		if (err < 0) {
 			a->topt.cpu_clock = CPU_CLOCK_TICKS;
 			a->task_clock_errno = -err;
+			/* user time on the task clock all the same, through buffers of user
+			 * mode alone; the ticks place the time in the kernel */
+			a->topt.user_ring = a->topt.call_graph != CALL_GRAPH_DWARF &&
+					    !pmus.nr_channels && perfclock_user_usable() == 0;
+			if (a->topt.user_ring)
+				meta.flags |= META_USER_CLOCK;
 		} else if ((a->topt.call_graph == CALL_GRAPH_DWARF || pmus.nr_channels) &&
 			   perfclock_signals_interrupt()) {
 			/* its samples would come as signals (no buffer with stack copies or

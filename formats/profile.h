@@ -65,6 +65,9 @@ enum profile_meta_flags {
 	META_CPU_CLOCK = 1 << 5,  /* threads sampled at steps of their CPU clocks */
 	META_TASK_CLOCK = 1 << 6, /* ... at exact steps of their task clocks, where they could
 				     have them; at CPU-clock timers' ticks otherwise */
+	META_USER_CLOCK = 1 << 7, /* ... their user time at exact steps of their task clocks of
+				     user mode alone, their kernel time at their CPU-clock timers'
+				     ticks in system calls and at samples of their page faults */
 };
 
 struct profile_meta {

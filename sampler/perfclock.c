@@ -72,7 +72,12 @@ int perfclock_set_period(int fd, uint64_t period_ns)
 /* The most entries of a kernel call chain: the PC and return addresses (the sysctl's default). */
 #define CHAIN_MAX 127
 
-int perfclock_open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, struct perfclock_ring *ring)
+/* What a buffer samples: the task clock (of both modes or of user mode alone), or page faults
+ * taken in user mode. */
+enum ring_kind { RING_CLOCK, RING_CLOCK_USER, RING_FAULTS };
+
+static int open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, enum ring_kind kind,
+		     struct perfclock_ring *ring)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct perf_event_attr attr;
@@ -81,6 +86,18 @@ int perfclock_open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, struct pe
 
 	memset(ring, 0, sizeof(*ring));
 	task_clock_attr(&attr, period_ns);
+	if (kind == RING_FAULTS) {
+		/* about as many a second of the thread's time as the clock's, whatever the
+		 * rate of its faults (the kernel adjusts the period) */
+		attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+		attr.freq = 1;
+		attr.sample_freq = 1000000000ULL / (period_ns ? period_ns : 1);
+		if (!attr.sample_freq)
+			attr.sample_freq = 1;
+		/* with the count, the thread's CPU time since the event was opened */
+		attr.read_format = PERF_FORMAT_TOTAL_TIME_RUNNING;
+	}
+	attr.exclude_kernel = (uint64_t)(kind != RING_CLOCK);
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ |
 			   PERF_SAMPLE_REGS_USER;
 	attr.sample_regs_user = 1ULL << arch_perf_pc_reg();
@@ -102,6 +119,7 @@ int perfclock_open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, struct pe
 		if (ring->base != MAP_FAILED) {
 			ring->fd = (int)fd;
 			ring->page = page;
+			ring->faults = kind == RING_FAULTS;
 			return 0;
 		}
 	}
@@ -109,6 +127,42 @@ int perfclock_open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, struct pe
 	close((int)fd);
 	memset(ring, 0, sizeof(*ring));
 	return -err;
+}
+
+int perfclock_open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, struct perfclock_ring *ring)
+{
+	return open_ring(tid, period_ns, depth, RING_CLOCK, ring);
+}
+
+int perfclock_open_ring_user(pid_t tid, uint64_t period_ns, uint32_t depth,
+			     struct perfclock_ring *ring)
+{
+	return open_ring(tid, period_ns, depth, RING_CLOCK_USER, ring);
+}
+
+int perfclock_open_faults(pid_t tid, uint64_t period_ns, uint32_t depth,
+			  struct perfclock_ring *ring)
+{
+	return open_ring(tid, period_ns, depth, RING_FAULTS, ring);
+}
+
+int perfclock_user_usable(void)
+{
+	struct perf_event_attr attr;
+	long fd;
+
+	task_clock_attr(&attr, 3600 * 1000000000ULL);
+	attr.exclude_kernel = 1;
+	fd = open_event(&attr, 0);
+	if (fd < 0)
+		return (int)fd;
+	close((int)fd);
+	attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+	fd = open_event(&attr, 0);
+	if (fd < 0)
+		return (int)fd;
+	close((int)fd);
+	return 0;
 }
 
 /* Copy n bytes at offset off of the data area, which wraps around. */
@@ -178,19 +232,24 @@ size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample 
 			tail = head; /* not the kernel's: start again from what comes next */
 			break;
 		}
-		if (eh.type == PERF_RECORD_SAMPLE && eh.size >= sizeof(eh) + 5 * sizeof(uint64_t)) {
+		if (eh.type == PERF_RECORD_SAMPLE &&
+		    eh.size >= sizeof(eh) + (5 + (size_t)ring->faults) * sizeof(uint64_t)) {
 			uint64_t at = tail + sizeof(eh), nr = 0, body = eh.size - sizeof(eh);
-			size_t len;
+			size_t len, head_words = 4 + (size_t)ring->faults;
 
-			/* ip, pid and tid, time, the count; then the chain (with a depth): its
-			 * length, its entries; then the registers' ABI and the PC */
-			ring_copy(ring, at, f, 4 * sizeof(uint64_t));
+			/* ip, pid and tid, time, the count (and of faults, the CPU time); then the
+			 * chain (with a depth): its length, its entries; then the registers' ABI
+			 * and the PC */
+			ring_copy(ring, at, f, head_words * sizeof(uint64_t));
 			out[n] = (struct perfclock_sample){ .time = f[2], .clock = f[3],
-							    .tid = (uint32_t)(f[1] >> 32) };
-			at += 4 * sizeof(uint64_t);
-			if (ring->depth && body >= 5 * sizeof(uint64_t)) {
+							    .running = ring->faults ? f[4] : 0,
+							    .tid = (uint32_t)(f[1] >> 32),
+							    .fault = ring->faults };
+			f[4] = 0;
+			at += head_words * sizeof(uint64_t);
+			if (ring->depth && body >= (head_words + 1) * sizeof(uint64_t)) {
 				ring_copy(ring, at, &nr, sizeof(nr));
-				if (nr > (body - 5 * sizeof(uint64_t)) / sizeof(uint64_t))
+				if (nr > (body - (head_words + 1) * sizeof(uint64_t)) / sizeof(uint64_t))
 					nr = 0; /* not the kernel's */
 				out[n].frames_at = first + (uint32_t)n;
 				read_chain(ring, at + sizeof(nr), nr,
@@ -204,6 +263,7 @@ size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample 
 				out[n].pc = f[5];
 			else if (!(f[0] >> 63))
 				out[n].pc = f[0]; /* no user registers: the PC, if a user one */
+			ring->last_clock = out[n].clock;
 			n++;
 		} else if (eh.type == PERF_RECORD_LOST && eh.size >= sizeof(eh) + 16) {
 			ring_copy(ring, tail + sizeof(eh) + 8, &f[0], 8);

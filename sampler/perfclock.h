@@ -11,8 +11,10 @@
  *
  * It needs Linux >= 5.13 (sigtrap) and kernel-mode samples of the thread: root, CAP_PERFMON
  * or kernel.perf_event_paranoid <= 1. Samples of user mode alone (what paranoid 2 grants a
- * user) would leave the time of system calls and page faults nowhere: the tracer then falls
- * back to CPU-clock timers (cputimer.h), which see all of it.
+ * user) leave the time of system calls and page faults unseen: the tracer then samples user
+ * time through such a buffer (perfclock_open_ring_user()) and places the kernel's time with
+ * CPU-clock timers (cputimer.h) and a buffer of page faults; where even those are refused, it
+ * samples at the timers' ticks alone.
  */
 #ifndef PPERF_PERFCLOCK_H
 #define PPERF_PERFCLOCK_H
@@ -63,6 +65,8 @@ struct perfclock_ring {
 	void *base; /* the mapping: the kernel's control page, then the data */
 	size_t page, data_size;
 	uint32_t depth; /* the most return addresses of a sample's call stack (0: none kept) */
+	int faults;	/* of page faults (perfclock_open_faults()), not of the task clock */
+	uint64_t last_clock; /* the `clock` of the last sample read */
 	uint64_t lost;	/* samples the kernel dropped, the buffer being full */
 };
 
@@ -75,6 +79,9 @@ struct perfclock_sample {
 	 * and whether the chain was cut (the kernel's limit reached, or it ended elsewhere than
 	 * at a return address of 0, the outermost frame's) */
 	uint32_t frames_at, nr_frames, truncated;
+	int fault; /* from a buffer of page faults: the PC took one, `clock` counts them */
+	uint64_t running; /* ... and the thread's CPU time since the buffer was opened */
+	uint64_t step; /* not read: for the reader's use (the tracer's step then in force) */
 };
 
 /*
@@ -86,6 +93,23 @@ struct perfclock_sample {
  * user without CAP_IPC_LOCK).
  */
 int perfclock_open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, struct perfclock_ring *ring);
+
+/*
+ * Where kernel-mode samples are refused (perf_event_paranoid 2, the kernel's default), what
+ * paranoid 2 grants a user for its own processes: the same buffer of user mode alone, whose
+ * samples fall at exact steps of the thread's user time (the kernel drops a step that ends
+ * while the thread is in the kernel: its time there goes unseen); and a buffer of the page
+ * faults the thread takes in user mode, about one sample in period_ns of the thread's time
+ * whatever the rate of its faults, each with the PC of the instruction that faulted (and the
+ * fault count as its `clock`). The tracer places the kernel's time with them (tracer.c). Each:
+ * 0, or a negative errno.
+ */
+int perfclock_open_ring_user(pid_t tid, uint64_t period_ns, uint32_t depth,
+			     struct perfclock_ring *ring);
+int perfclock_open_faults(pid_t tid, uint64_t period_ns, uint32_t depth,
+			  struct perfclock_ring *ring);
+/* Whether this process may have such events (tried on itself): 0, or why not. */
+int perfclock_user_usable(void);
 /* Up to max samples written since the last call, oldest first: how many (0: none now). With
  * call stacks, sample i's return addresses go to frames + (first + i) * ring->depth, and its
  * frames_at is first + i. */

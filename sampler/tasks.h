@@ -62,6 +62,22 @@ struct task {
 	uint64_t clock_cpu_ns; /* its CPU time at its last task-clock sample (or when armed) */
 	uint64_t clock_period; /* its task clock's step to its next signal (ns) */
 	int clock_perf;	     /* its timer is (or is to be) the task clock, not a CPU-clock timer */
+	/*
+	 * Its user time sampled through a buffer of user mode alone (ring, perf_fd -1;
+	 * tracer_options.user_ring), and its time in the kernel at its CPU-clock ticks in system
+	 * calls and at the samples of its buffer of page faults (fring): its user time so far
+	 * (its buffer's samples' steps), its CPU time at its last tick, the kernel time given to its calls' ticks so far,
+	 * and its faults' time given to its fault samples so far (kernel_weight(),
+	 * fault_weight())
+	 */
+	int kticks;
+	struct perfclock_ring fring;
+	uint64_t fring_clock, ring_user, tick_cpu;
+	uint64_t step_origin; /* its clock's count when its step was last changed */
+	double tick_mean;     /* its CPU time between ticks (tick_gap()) */
+	uint64_t user_cpu;    /* its CPU time at its last fault sample (in user mode before) */
+	double ring_owed;     /* user time of a step cut short, for its next sample */
+	double kt_calls, kt_faults;
 	uint32_t timer_checks; /* TIMER_BLOCKED: how often its signal mask was looked at */
 	int timer_stop;	     /* stopped for its timer now */
 	int seen_running;    /* running at the current sample, not sampled by its timer in it */

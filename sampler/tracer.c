@@ -185,8 +185,32 @@ static uint64_t dithered(struct tracer *t)
 
 static void redither(struct tracer *t, struct task *task)
 {
+	uint64_t count;
+
+	/*
+	 * Of user mode alone (kernel_weight()), its samples stand for their steps, the time
+	 * between them: a step cut short here (since the step's last end, at a sample or
+	 * dropped in the kernel, at whole steps from the last sample or change) was the thread's
+	 * too. Its next sample stands for that too (left out, the shares came out 5 % low), as
+	 * user time if the thread has been seen only there since (it is changed only after user
+	 * samples: drain_rings()), else as much as its share of user time says.
+	 */
+	if (task->kticks && task->clock_period &&
+	    read(task->ring.fd, &count, sizeof(count)) == sizeof(count)) {
+		uint64_t from = task->step_origin > task->ring.last_clock ? task->step_origin :
+									      task->ring.last_clock;
+		double share = count ? (double)task->ring_user / (double)count : 1;
+
+		/* a step's end since is one it dropped: in the kernel then, maybe since */
+		if (count > from)
+			task->ring_owed += count - from < task->clock_period ?
+						   (double)(count - from) :
+						   (double)((count - from) % task->clock_period) *
+							   (share < 1 ? share : 1);
+		task->step_origin = count;
+	}
 	task->clock_period = dithered(t);
-	perfclock_set_period(task->perf_fd, task->clock_period);
+	perfclock_set_period(task->ring.base ? task->ring.fd : task->perf_fd, task->clock_period);
 }
 
 static void write_sample(struct tracer *t, uint64_t time);
@@ -285,7 +309,10 @@ static void close_task_clock(struct tracer *t, struct task *task)
 	} else if (task->perf_fd >= 0) {
 		close(task->perf_fd);
 	}
+	if (task->fring.base)
+		perfclock_ring_close(&task->fring); /* (drained with the other) */
 	task->perf_fd = -1;
+	task->kticks = 0;
 }
 
 static void emit_exit(struct tracer *t, struct process *p, int status)
@@ -318,6 +345,8 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 	for (uint32_t i = 0; t->sample_open && task->taken && i < t->nts; i++)
 		if (t->ts[i].slot == task->slot)
 			t->ts[i].slot = SLOT_GONE;
+	if (task->perf_fd < 0 && task->ring.base)
+		close_task_clock(t, task); /* its buffer of user mode alone; its timer as below */
 	if (task->perf_fd >= 0)
 		close_task_clock(t, task);
 	/* Its timer outlives it in the process: deleted at the next chance (reap_timers()). */
@@ -590,6 +619,74 @@ static void unblocked(struct tracer *t, struct task *task)
 }
 
 /*
+ * The CPU time between a thread's ticks, as of its latest (tick_gap()): a decaying mean, each
+ * gap counted at most half again as long as the mean, so that a stretch off its CPU between
+ * two ticks does not count.
+ */
+#define TICK_KEEP (1.0 - 1.0 / 64)
+
+static void tick_gap(struct task *task, uint64_t cpu)
+{
+	double gap = cpu > task->tick_cpu ? (double)(cpu - task->tick_cpu) : 0;
+
+	if (task->tick_mean > 0 && gap > 1.5 * task->tick_mean)
+		gap = 1.5 * task->tick_mean;
+	task->tick_mean = task->tick_mean > 0 ? task->tick_mean * TICK_KEEP + gap * (1 - TICK_KEEP) :
+						gap;
+	task->tick_cpu = cpu;
+}
+
+/*
+ * Where the task clock is refused its kernel-mode samples: a task's user time sampled on it
+ * through a buffer of user mode alone, exact as the task clock's samples are (the kernel drops
+ * the steps that end in the kernel), and its CPU-clock timer's ticks then used only where they
+ * find it in a system call (call_tick()), and a buffer of its page faults, to place its time
+ * in the kernel. A thread the buffer is
+ * refused to is sampled at its ticks alone.
+ */
+static void open_user_ring(struct tracer *t, struct task *task)
+{
+	uint32_t depth = t->o.call_graph == CALL_GRAPH_FP ? STACK_MAX_DEPTH : 0;
+
+	task->clock_period = dithered(t);
+	if (perfclock_open_ring_user(task->tid, task->clock_period, depth, &task->ring) < 0)
+		return;
+	/* without it, the time of its faults is spread over its samples by the readers */
+	perfclock_open_faults(task->tid, t->period_ns, depth, &task->fring);
+	cputime_read(&task->cputime, &task->ring_cpu0, NULL);
+	task->tick_cpu = task->user_cpu = task->ring_cpu0;
+	task->tick_mean = 0;
+	task->ring_clock = task->fring_clock = 0;
+	task->ring_user = task->step_origin = 0;
+	task->kt_calls = task->kt_faults = task->ring_owed = 0;
+	task->kticks = 1;
+	t->st.user_ring_threads++;
+}
+
+/*
+ * Whether a thread stopped at a tick of its CPU-clock timer was in a system call at the tick:
+ * the signal then waited for the call's end, and the registers say which call the kernel was
+ * last entered by (none for an interrupt of user mode, or for a page fault, whose ticks are
+ * left to the buffer of faults). Its CPU time is read either way: the time since its last tick
+ * is what a call's tick stands for (kernel_weight()).
+ */
+static int call_tick(struct task *task)
+{
+	struct arch_regs regs;
+	struct arch_where w;
+	uint64_t cpu;
+
+	if (arch_get_regs(task->tid, &regs) < 0)
+		return 0;
+	arch_where(&regs, &w, NULL, NULL);
+	if (w.call_nr >= 0)
+		return 1;
+	cputime_read(&task->cputime, &cpu, NULL);
+	tick_gap(task, cpu);
+	return 0;
+}
+
+/*
  * Give a task its CPU-clock timer, made by the task itself in its current stop: an interrupt
  * or a new task's first stop, which the kernel takes in its signal handling, where the task's
  * registers can be borrowed for a call and put back (not an event stop inside a system call,
@@ -642,6 +739,8 @@ static int arm_timer(struct tracer *t, struct task *task)
 	task->timer_id = id;
 	task->timer_state = TIMER_ARMED;
 	t->st.timer_threads++;
+	if (t->o.user_ring)
+		open_user_ring(t, task);
 	return reap_timers(t, task);
 }
 
@@ -687,6 +786,8 @@ static int disarm_timer(struct tracer *t, struct task *task)
 		inject_drain(task->tid, p->pid, p->syscall_insn, &own, PERFCLOCK_CODE, &ex);
 		return injected(t, task, &ex);
 	}
+	if (task->ring.base)
+		close_task_clock(t, task); /* its user time's buffer, then its timer */
 	cputimer_delete(task->tid, p->syscall_insn, task->timer_id, t->cookie, &ex);
 	if (injected(t, task, &ex))
 		return 1;
@@ -708,6 +809,14 @@ static void timer_stopped(struct tracer *t, struct task *task)
 	if (task->proc->nr_dead && reap_timers(t, task))
 		return;
 	if (task->timer_state == TIMER_ARMED && !task->exiting) {
+		if (task->kticks) {
+			/* its user time is in its buffer: a tick in user mode has nothing to add */
+			if (!call_tick(task)) {
+				resume_task(t, task);
+				return;
+			}
+			drain_rings(t, 0); /* its samples before this one first */
+		}
 		/* one thread-sample of a thread per sample: the ones taken so far go first */
 		if (task->taken && !t->sample_open)
 			write_sample(t, now_ns());
@@ -800,7 +909,7 @@ static void exec_event(struct tracer *t, struct task *task, pid_t former)
 	p->no_timers = 0;
 	p->nr_dead = 0;
 	task->timer_id = -1;
-	if (task->perf_fd >= 0)
+	if (task->perf_fd >= 0 || task->ring.base)
 		close_task_clock(t, task); /* its event was removed at the exec (remove_on_exec) */
 	task->timer_state = t->o.cpu_clock ? TIMER_WANTED : TIMER_NONE;
 	if (task->timer_state == TIMER_WANTED && !task->exiting)
@@ -1199,6 +1308,53 @@ static double ipi_sooner(const struct tracer *t, uint64_t took)
 }
 
 /*
+ * Where a thread's user time is sampled through a buffer of user mode alone (open_user_ring()),
+ * the CPU time of a tick of its CPU clock that found it in a system call: a tick's share of the
+ * thread's time, as every tick has at ticks alone; or, for a call longer than that (one
+ * signal at its end for all the ticks it spanned), the time since the thread was last seen
+ * in user mode (its last sample there, its last fault sample, its last tick), less half a
+ * step of the time it may have run there since (not a whole step: its buffer would have
+ * sampled it again).
+ */
+static uint64_t kernel_weight(struct task *task)
+{
+	uint64_t from = task->ring_cpu0 + task->ring.last_clock;
+	double span, w;
+
+	if (task->user_cpu > from)
+		from = task->user_cpu;
+	if (task->tick_cpu > from)
+		from = task->tick_cpu;
+	span = task->cpu_ns > from + task->clock_period / 2 ?
+		       (double)(task->cpu_ns - from - task->clock_period / 2) :
+		       0;
+	tick_gap(task, task->cpu_ns);
+	w = span > task->tick_mean ? span : task->tick_mean;
+	task->kt_calls += w;
+	return (uint64_t)(w + 0.5);
+}
+
+/*
+ * ... and of a sample of its page faults: its time in the kernel so far is its CPU time (as
+ * last read) less what its user-mode samples stand for (their steps: ring_tsample()), and
+ * what its calls' ticks did not take of it is its faults'. A fault sample stands
+ * for what of that came since the last one (none, or less, when the estimate fell back: the
+ * rest is kept for the next), so that all of it is placed.
+ */
+static uint64_t fault_weight(struct task *task)
+{
+	uint64_t cpu = task->cpu_ns > task->tick_cpu ? task->cpu_ns : task->tick_cpu;
+	double used = cpu > task->ring_cpu0 ? (double)(cpu - task->ring_cpu0) : 0;
+	double faults = used - (double)task->ring_user - task->kt_calls;
+	double w = faults - task->kt_faults;
+
+	if (w <= 0)
+		return 0;
+	task->kt_faults = faults;
+	return (uint64_t)(w + 0.5);
+}
+
+/*
  * Where the task was at the sampling instant, and the CPU time its thread-sample stands for
  * (formats/attrib.h). A stopped task that was given no CPU between its interrupt (its count
  * read right after) and its stop was on a CPU all along: it stands for the time since its mark
@@ -1228,6 +1384,10 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 		 * much with 4 threads on 2 CPUs, 5-8 beside CPU hogs.
 		 */
 		*weight = t->period_ns;
+		if (task->kticks) {
+			*weight = kernel_weight(task);
+			return TS_ONCPU;
+		}
 		if (task->perf_fd >= 0) {
 			/*
 			 * On the task clock: the overflows of one stretch in the kernel (a long
@@ -1472,10 +1632,25 @@ static int sample_waits(struct tracer *t, uint32_t first)
 static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uint32_t n)
 {
 	struct task *task = task_find(&t->tt, (pid_t)rs->tid);
-	uint64_t cpu;
+	const struct perfclock_ring *ring = task ? (rs->fault ? &task->fring : &task->ring) : NULL;
+	uint64_t cpu, weight = t->period_ns;
 
-	if (!task || !task->ring.base || !rs->pc || rs->clock <= task->ring_clock)
+	if (!task || !ring->base || !rs->pc ||
+	    rs->clock <= (rs->fault ? task->fring_clock : task->ring_clock))
 		return -1;
+	if (rs->fault) {
+		/* its CPU time (never below what an earlier sample said): it was in user mode
+		 * right before (kernel_weight()) */
+		task->fring_clock = rs->clock;
+		cpu = task->ring_cpu0 + rs->running;
+		if (cpu > task->user_cpu)
+			task->user_cpu = cpu;
+		if (cpu < task->cpu_ns)
+			cpu = task->cpu_ns;
+		task->cpu_ns = cpu;
+		weight = fault_weight(task);
+		goto take;
+	}
 	/*
 	 * One period, every sample alike, though the steps are random (redither()): how long
 	 * a step was does not depend on where its sample fell, so counting them is enough.
@@ -1491,12 +1666,19 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 	if (cpu < task->cpu_ns)
 		cpu = task->cpu_ns;
 	task->cpu_ns = cpu;
+	if (task->kticks) {
+		/* its step (user time: the others ended in the kernel, where it was dropped) */
+		weight = rs->step + (uint64_t)(task->ring_owed + 0.5);
+		task->ring_user += weight;
+		task->ring_owed = 0;
+	}
+take:
 	task->pc = rs->pc; /* where it was last seen running, for the samples in wall time */
 	sample_room(t, n + 1);
 	t->ts[n] = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
 					     .tid = (uint32_t)task->tid, .pc = rs->pc, .cpu_ns = cpu,
-					     .state = TS_ONCPU, .cpu_weight = t->period_ns };
-	if (task->ring.depth) {
+					     .state = TS_ONCPU, .cpu_weight = weight };
+	if (ring->depth) {
 		/* the kernel's walk of its frame pointers (its pointer set when it is written) */
 		t->stk[n] = (struct profile_stack){ .flags = rs->truncated ? STACK_TRUNCATED : 0,
 						    .nr_frames = rs->nr_frames };
@@ -1543,19 +1725,26 @@ static void drain_rings(struct tracer *t, int instant)
 		if (!task->ring.base)
 			continue;
 		got = t->nrs;
-		do {
-			ALLOC_GROW(t->rs, t->rs_alloc, t->nrs + 64);
-			if (task->ring.depth && t->rs_frames_alloc < t->rs_alloc) {
-				t->rs_frames_alloc = t->rs_alloc;
-				t->rs_frames = xreallocarray(t->rs_frames,
-							     t->rs_frames_alloc * STACK_MAX_DEPTH,
-							     sizeof(uint64_t));
-			}
-			n = perfclock_ring_read(&task->ring, t->rs + t->nrs, 64, t->rs_frames,
-						(uint32_t)t->nrs);
-			t->nrs += n;
-		} while (n == 64);
-		if (instant && t->nrs > got && random_u64(t) % REDITHER_ODDS == 0)
+		for (struct perfclock_ring *ring = &task->ring; ring;
+		     ring = ring == &task->ring && task->fring.base ? &task->fring : NULL) {
+			do {
+				ALLOC_GROW(t->rs, t->rs_alloc, t->nrs + 64);
+				if (ring->depth && t->rs_frames_alloc < t->rs_alloc) {
+					t->rs_frames_alloc = t->rs_alloc;
+					t->rs_frames = xreallocarray(t->rs_frames,
+								     t->rs_frames_alloc *
+									     STACK_MAX_DEPTH,
+								     sizeof(uint64_t));
+				}
+				n = perfclock_ring_read(ring, t->rs + t->nrs, 64, t->rs_frames,
+							(uint32_t)t->nrs);
+				for (size_t k = t->nrs; k < t->nrs + n; k++)
+					t->rs[k].step = task->clock_period;
+				t->nrs += n;
+			} while (n == 64);
+		}
+		if (instant && t->nrs > got && random_u64(t) % REDITHER_ODDS == 0 &&
+		    !(task->kticks && t->rs[t->nrs - 1].fault))
 			redither(t, task);
 	}
 	if (t->nrs > 1)
@@ -1878,8 +2067,9 @@ struct tracer *tracer_new(const struct tracer_options *opts)
 	t->sigfd = t->timerfd = -1;
 	t->cookie = 0x7070657266000000ULL ^ (uint64_t)getpid();
 	t->rng = (now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
-	t->ring = opts->cpu_clock == CPU_CLOCK_EXACT && opts->call_graph != CALL_GRAPH_DWARF &&
-		  !(opts->pmus && opts->pmus->nr_channels);
+	t->ring = (opts->cpu_clock == CPU_CLOCK_EXACT && opts->call_graph != CALL_GRAPH_DWARF &&
+		   !(opts->pmus && opts->pmus->nr_channels)) ||
+		  opts->user_ring;
 	if (t->o.pmus && t->o.pmus->nr_channels)
 		t->sys_values = xcalloc(t->o.pmus->nr_channels, sizeof(int64_t));
 

@@ -23,6 +23,10 @@ struct tracer_options {
 	 * or CPU_CLOCK_TICKS, on CPU-clock timers; 0: all threads stopped at once at each
 	 * sampling instant */
 	enum { CPU_CLOCK_NONE, CPU_CLOCK_EXACT, CPU_CLOCK_TICKS } cpu_clock;
+	/* with CPU_CLOCK_TICKS: each thread's user time sampled on its task clock through a buffer
+	 * of user mode alone (what perf_event_paranoid 2 grants), its ticks placing only its time
+	 * in the kernel (perfclock_open_ring_user()) */
+	int user_ring;
 	int core_isolation;	  /* tracer on the last online CPU, the program on the others */
 	int sched_policy;	  /* SCHED_FIFO / SCHED_RR for the tracer only; 0: unchanged */
 	int sched_priority;
@@ -44,6 +48,7 @@ struct tracer_stats {
 	uint64_t timer_threads, timer_refused; /* threads given a timer, and refused one */
 	uint64_t task_clock_threads; /* ... of which on the task clock (perfclock.h) */
 	uint64_t ring_threads;	     /* ... of which with its samples in a buffer */
+	uint64_t user_ring_threads;  /* threads at ticks with their user time in a buffer */
 	uint64_t ring_lost;	     /* samples the kernel dropped from those buffers */
 	int task_clock_errno;	     /* why the task clock could not be had, or 0 */
 };

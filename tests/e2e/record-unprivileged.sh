@@ -11,6 +11,18 @@ summary "$T/out/u.data" | grep -q '^truncated 0' || fail "unprivileged profile i
 # perf_event_paranoid: at 3 and above Debian's kernels (their patch, not upstream's) refuse
 # perf to nobody outright.
 par=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo ?)
+# At 2, nobody's user time is on the task clock through buffers of user mode alone, and the
+# kernel's time at ticks in calls and at page-fault samples: -v and info say so.
+if [ "$par" = 2 ]; then
+	asuser "$T/pperf" record -v -o "$T/out/v.data" -- "$T/signals" >/dev/null 2>"$T/err" ||
+		fail "record -v as nobody: $(cat "$T/err")"
+	grep -q "^pperf: task clock .*user mode (perf_event_open: Permission denied" "$T/err" ||
+		fail "-v does not say user time is on the task clock: $(cat "$T/err")"
+	grep -q "^pperf: user time  *[1-9][0-9]* threads with their user time through a buffer" "$T/err" ||
+		fail "-v counts no thread with its user time through a buffer: $(cat "$T/err")"
+	"$PPERF" info "$T/out/v.data" | grep -q "each thread's user time at steps of its task clock" ||
+		fail "info does not name the mode: $("$PPERF" info "$T/out/v.data" | head -12)"
+fi
 if [ "$par" != ? ] && [ "$par" -ge 3 ] && grep -q Debian /proc/version &&
 	command -v perf >/dev/null; then
 	asuser perf record -q -e cpu-clock -o "$T/out/p3.data" -- "$T/signals" >/dev/null 2>&1 &&
