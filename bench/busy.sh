@@ -3,17 +3,28 @@
 # beside one CPU hog per CPU (started here), at the default priority, for 1 and 4 threads, in
 # each sampling mode (cpu: the task clock, as root, through its buffers; "cpu -g": the same with
 # the kernel's walk of the call stacks; "cpu --call-graph dwarf": its signals, as with stack
-# copies, the 8 KiB copy included; ticks; snapshot): what the program pays
+# copies, the 8 KiB copy included; ticks; snapshot; and "nobody: cpu", what an unprivileged user
+# gets where perf_event_paranoid is 2: user time on the task clock through buffers of user
+# mode alone, the kernel's at ticks and page-fault samples): what the program pays
 # (its wall time under pperf against its wall time without, in the same condition), how many
 # thread-samples found it on a CPU per second of its CPU time, and, for the stops pperf makes
 # itself (snapshots), how long a thread stays stopped once it has stopped; and what a stop
 # holds the program, from its own view (bench/stalls).
-#   bench/busy.sh BUILD_DIR [RUNS]     (medians of RUNS runs, default 5)
+#   bench/busy.sh BUILD_DIR [RUNS]     (medians of RUNS runs, default 5; MODES="ticks,nobody: cpu"
+#                                       in the environment: those modes only)
 set -eu
 build=${1:-build}
 runs=${2:-5}
 pperf=$build/pperf spin=$build/bench/spin
 tmp=$(mktemp -d /tmp/pperf-busy.XXXXXX)
+chmod 777 "$tmp" # (nobody writes its profiles there)
+modes=("cpu" "cpu -g" "cpu --call-graph dwarf" ticks snapshot)
+[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && modes+=("nobody: cpu")
+if [ -n "${MODES:-}" ]; then
+	IFS=, read -r -a modes <<<"$MODES"
+fi
+# as MODE: the command prefix of a mode (nobody's, for "nobody: ...")
+as() { case "$1" in "nobody: "*) echo "setpriv --reuid=nobody --regid=nogroup --clear-groups" ;; esac; }
 hogs=()
 stop_hogs() { [ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null; wait 2>/dev/null || true; hogs=(); }
 trap 'stop_hogs; rm -rf "$tmp"' EXIT
@@ -30,8 +41,9 @@ measure() {
 		a=$(now)
 		"$spin" "$1" "$(work "$1")"
 		b=$(now)
-		"$pperf" record -v --sampling $2 -o "$tmp/p.data" -- "$spin" "$1" "$(work "$1")" \
-			>/dev/null 2>"$tmp/v" || true
+		rm -f "$tmp/p.data"
+		$(as "$2") "$pperf" record -v --sampling ${2#nobody: } -o "$tmp/p.data" -- "$spin" "$1" \
+			"$(work "$1")" >/dev/null 2>"$tmp/v" || true
 		c=$(now)
 		awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { printf "%.1f\n", 100 * ((c - b) / (b - a) - 1) }' >>"$tmp/slow"
 		"$pperf" info "$tmp/p.data" | awk '/^cpu time/ { cpu = $3 } END { print cpu }' >"$tmp/cpu"
@@ -49,7 +61,7 @@ echo "slowdown: its wall time under pperf against without pperf in the same cond
 echo
 echo "| sampling | threads | machine | slowdown | on-CPU samples per CPU second | held per stop (us) |"
 echo "| --- | --- | --- | --- | --- | --- |"
-for mode in cpu "cpu -g" "cpu --call-graph dwarf" ticks snapshot; do
+for mode in "${modes[@]}"; do
 	for n in 1 4; do
 		read -r s r h < <(measure "$n" "$mode")
 		echo "| $mode | $n | idle | $s % | $r | $h |"
@@ -71,7 +83,9 @@ held() {
 	: >"$tmp/h"
 	for i in $(seq "$runs"); do
 		a=$("$stalls" 2 | awk '{ print $4 }')
-		b=$("$pperf" record -v --sampling $1 -o "$tmp/p.data" -- "$stalls" 2 2>"$tmp/v" | awk '{ print $4 }')
+		rm -f "$tmp/p.data"
+		b=$($(as "$1") "$pperf" record -v --sampling ${1#nobody: } -o "$tmp/p.data" -- "$stalls" 2 \
+			2>"$tmp/v" | awk '{ print $4 }')
 		if [ "$1" != snapshot ]; then
 			s=$(awk '/pperf: CPU clocks/ { print $4 }' "$tmp/v")
 		else
@@ -89,7 +103,7 @@ echo "kernel's work; the others: per stop), per stop pperf made in snapshots; me
 echo
 echo "| sampling | idle (us per sample) | $(nproc) CPU hogs (us per sample) | busy / idle |"
 echo "| --- | --- | --- | --- |"
-for mode in cpu "cpu -g" "cpu --call-graph dwarf" ticks snapshot; do
+for mode in "${modes[@]}"; do
 	hi=$(held "$mode")
 	for _ in $(seq "$(nproc)"); do
 		sh -c 'while :; do :; done' &

@@ -112,7 +112,9 @@ static int open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, enum ring_ki
 	fd = open_event(&attr, tid);
 	if (fd < 0)
 		return (int)fd;
-	for (size_t i = depth ? 0 : 1; i < sizeof(ring_pages) / sizeof(ring_pages[0]); i++) {
+	/* (faults come at about the clock's rate, or less: the smaller buffers) */
+	for (size_t i = (depth ? 0 : 1) + (kind == RING_FAULTS);
+	     i < sizeof(ring_pages) / sizeof(ring_pages[0]); i++) {
 		ring->data_size = page * ring_pages[i];
 		ring->base = mmap(NULL, page + ring->data_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 				  (int)fd, 0);
