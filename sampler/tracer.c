@@ -637,6 +637,15 @@ static void tick_gap(struct task *task, uint64_t cpu)
 }
 
 /*
+ * The CPU time between the ticks of a thread whose user time is on the task clock, in periods:
+ * every tick that finds it running stops it, and only those in a system call are kept (each
+ * standing for the CPU time since the one before: kernel_weight()). At one a period, HZ stops
+ * a second of its CPU time; at four, a quarter of that at HZ=1000, and at HZ=250 (4 ms) about
+ * every other tick.
+ */
+#define KTICK_PERIODS 4
+
+/*
  * Where the task clock is refused its kernel-mode samples: a task's user time sampled on it
  * through a buffer of user mode alone, exact as the task clock's samples are (the kernel drops
  * the steps that end in the kernel), and its CPU-clock timer's ticks then used only where they
@@ -660,7 +669,6 @@ static void open_user_ring(struct tracer *t, struct task *task)
 	task->ring_user = task->step_origin = 0;
 	task->kt_calls = task->kt_faults = task->ring_owed = 0;
 	task->kticks = 1;
-	t->st.user_ring_threads++;
 }
 
 /*
@@ -716,10 +724,16 @@ static int arm_timer(struct tracer *t, struct task *task)
 		task->timer_state = TIMER_BLOCKED;
 		return 0;
 	}
+	/* its user time on the task clock: the timer's ticks then only for its calls, fewer */
+	if (t->o.user_ring && p->syscall_insn && !p->no_timers)
+		open_user_ring(t, task);
 	id = p->syscall_insn && !p->no_timers ?
-		     cputimer_create(task->tid, p->syscall_insn, task->tid, t->period_ns, t->cookie,
-				     &ex) :
+		     cputimer_create(task->tid, p->syscall_insn, task->tid,
+				     task->kticks ? KTICK_PERIODS * t->period_ns : t->period_ns,
+				     t->cookie, &ex) :
 		     -ENOSYS;
+	if (id < 0 && task->kticks)
+		close_task_clock(t, task);
 	if (id < 0) {
 		task->timer_state = TIMER_REFUSED;
 		t->st.timer_refused++;
@@ -739,8 +753,7 @@ static int arm_timer(struct tracer *t, struct task *task)
 	task->timer_id = id;
 	task->timer_state = TIMER_ARMED;
 	t->st.timer_threads++;
-	if (t->o.user_ring)
-		open_user_ring(t, task);
+	t->st.user_ring_threads += task->kticks != 0;
 	return reap_timers(t, task);
 }
 
