@@ -132,3 +132,17 @@ int arch_perf_pc_reg(void)
 {
 	return PERF_REG_ARM64_PC;
 }
+
+uint64_t arch_perf_dwarf_mask(void)
+{
+	return (1ULL << (PERF_REG_ARM64_PC + 1)) - 1; /* x0-x30, sp, pc */
+}
+
+uint32_t arch_perf_to_dwarf(const uint64_t *v, uint64_t *dwarf, uint64_t *pc, uint64_t *sp)
+{
+	for (int i = 0; i < 32; i++) /* x0-x30 and sp: DWARF's 0-31, as the mask's */
+		dwarf[i] = v[i];
+	*pc = v[PERF_REG_ARM64_PC];
+	*sp = v[PERF_REG_ARM64_SP];
+	return 32;
+}

@@ -79,6 +79,12 @@ long arch_call_result(const struct arch_regs *r);
  * PERF_SAMPLE_REGS_USER, the user-mode PC even of a sample taken in the kernel. */
 int arch_perf_pc_reg(void);
 
+/* The user registers a perf sample carries for unwinding (PERF_SAMPLE_REGS_USER's mask, the PC
+ * and the stack pointer among them); and their values, in the mask's order, as DWARF registers
+ * in arch_where()'s order: how many, with the PC and the stack pointer. */
+uint64_t arch_perf_dwarf_mask(void);
+uint32_t arch_perf_to_dwarf(const uint64_t *perf, uint64_t *dwarf, uint64_t *pc, uint64_t *sp);
+
 /* Room of size bytes on the thread's stack below what its code may use (the red zone), 16-byte
  * aligned. */
 uint64_t arch_scratch(const struct arch_regs *r, size_t size);

@@ -117,3 +117,21 @@ int arch_perf_pc_reg(void)
 {
 	return PERF_REG_X86_IP;
 }
+
+uint64_t arch_perf_dwarf_mask(void)
+{
+	/* ax bx cx dx si di bp sp ip, then r8-r15 */
+	return ((1ULL << (PERF_REG_X86_IP + 1)) - 1) | (0xffULL << PERF_REG_X86_R8);
+}
+
+uint32_t arch_perf_to_dwarf(const uint64_t *v, uint64_t *dwarf, uint64_t *pc, uint64_t *sp)
+{
+	/* the psABI's rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip, from the mask's order */
+	static const uint8_t from[17] = { 0, 3, 2, 1, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 8 };
+
+	for (int i = 0; i < 17; i++)
+		dwarf[i] = v[from[i]];
+	*pc = v[8];
+	*sp = v[7];
+	return 17;
+}

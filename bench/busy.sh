@@ -2,8 +2,8 @@
 # What a busy machine does to sampling: a CPU-bound program (fixed work) recorded alone and
 # beside one CPU hog per CPU (started here), at the default priority, for 1 and 4 threads, in
 # each sampling mode (cpu: the task clock, as root, through its buffers; "cpu -g": the same with
-# the kernel's walk of the call stacks; "cpu --call-graph dwarf": its signals, as with stack
-# copies, the 8 KiB copy included; ticks; snapshot; and "nobody: cpu", what an unprivileged user
+# the kernel's walk of the call stacks; "cpu --call-graph dwarf": the same with the kernel's
+# 8 KiB stack copies; ticks; snapshot; and "nobody: cpu", what an unprivileged user
 # gets where perf_event_paranoid is 2: user time on the task clock through buffers of user
 # mode alone, the kernel's at ticks and page-fault samples): what the program pays
 # (its wall time under pperf against its wall time without, in the same condition), how many

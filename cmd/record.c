@@ -41,7 +41,7 @@ static const char record_usage[] =
 	"  -g                     record call stacks (= --call-graph fp)\n"
 	"      --call-graph fp    record each thread-sample's frame-pointer call stack\n"
 	"      --call-graph dwarf[,SIZE]\n"
-	"                         record each stopped thread's registers and the top SIZE\n"
+	"                         record each thread-sample's registers and the top SIZE\n"
 	"                         bytes of its stack (default 8192, at most 65528), unwound\n"
 	"                         later with the ELF files' call frame information\n"
 	"      --sampling cpu     sample each thread at steps of its own CPU clock (the default\n"
@@ -283,9 +283,9 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 			"buffer, their ticks for their time in the kernel alone\n",
 			(unsigned long long)st->user_ring_threads);
 	if (a->task_clock_signals_off)
-		fprintf(stderr, "pperf: task clock  %12s (with stack copies or channels its samples "
-			"come as signals, which this kernel (< 6.12) sends at once: one could end a "
-			"sleeping call with EINTR that pperf cannot make again on this architecture)\n",
+		fprintf(stderr, "pperf: task clock  %12s (with channels its samples come as signals, "
+			"which this kernel (< 6.12) sends at once: one could end a sleeping call with "
+			"EINTR that pperf cannot make again on this architecture)\n",
 			"not used");
 	fprintf(stderr, "pperf: signals     %12llu of the program passed through\n",
 		(unsigned long long)st->foreign_signals);
@@ -416,14 +416,11 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 			a->task_clock_errno = -err;
 			/* user time on the task clock all the same, through buffers of user
 			 * mode alone; the ticks place the time in the kernel */
-			a->topt.user_ring = a->topt.call_graph != CALL_GRAPH_DWARF &&
-					    !pmus.nr_channels && perfclock_user_usable() == 0;
+			a->topt.user_ring = !pmus.nr_channels && perfclock_user_usable() == 0;
 			if (a->topt.user_ring)
 				meta.flags |= META_USER_CLOCK;
-		} else if ((a->topt.call_graph == CALL_GRAPH_DWARF || pmus.nr_channels) &&
-			   perfclock_signals_interrupt()) {
-			/* its samples would come as signals (no buffer with stack copies or
-			 * channels) */
+		} else if (pmus.nr_channels && perfclock_signals_interrupt()) {
+			/* its samples would come as signals (no buffer with channels) */
 			a->topt.cpu_clock = CPU_CLOCK_TICKS;
 			a->task_clock_signals_off = 1;
 		} else {

@@ -22,6 +22,9 @@
  * stacks (72 bytes more, and 8 a frame), 64 pages first, 256 KiB: 1.2 s at 1 kHz for stacks
  * of 20 frames. */
 static const unsigned ring_pages[] = { 64, 16, 2 };
+/* With stack copies (8 KiB a sample by default, at 1 kHz 8 MiB a second of the thread's CPU
+ * time): 1 MiB, 120 ms of it, or 256 KiB. */
+static const unsigned ring_pages_stack[] = { 256, 64 };
 
 /* The kernel's siginfo, as far as a perf event's fields go (asm-generic/siginfo.h). */
 struct k_siginfo_perf {
@@ -76,8 +79,8 @@ int perfclock_set_period(int fd, uint64_t period_ns)
  * taken in user mode. */
 enum ring_kind { RING_CLOCK, RING_CLOCK_USER, RING_FAULTS };
 
-static int open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, enum ring_kind kind,
-		     struct perfclock_ring *ring)
+static int open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, uint32_t stack_size,
+		     enum ring_kind kind, struct perfclock_ring *ring)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct perf_event_attr attr;
@@ -101,6 +104,13 @@ static int open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, enum ring_ki
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ |
 			   PERF_SAMPLE_REGS_USER;
 	attr.sample_regs_user = 1ULL << arch_perf_pc_reg();
+	if (stack_size) {
+		attr.sample_type |= PERF_SAMPLE_STACK_USER;
+		attr.sample_regs_user = arch_perf_dwarf_mask();
+		attr.sample_stack_user = stack_size;
+		ring->stack_size = stack_size;
+	}
+	ring->regs_mask = attr.sample_regs_user;
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
 	if (depth) {
@@ -113,9 +123,11 @@ static int open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, enum ring_ki
 	if (fd < 0)
 		return (int)fd;
 	/* (faults come at about the clock's rate, or less: the smaller buffers) */
-	for (size_t i = (depth ? 0 : 1) + (kind == RING_FAULTS);
-	     i < sizeof(ring_pages) / sizeof(ring_pages[0]); i++) {
-		ring->data_size = page * ring_pages[i];
+	for (size_t i = stack_size ? 0 : (depth ? 0 : 1) + (kind == RING_FAULTS);
+	     i < (stack_size ? sizeof(ring_pages_stack) / sizeof(ring_pages_stack[0]) :
+			       sizeof(ring_pages) / sizeof(ring_pages[0]));
+	     i++) {
+		ring->data_size = page * (stack_size ? ring_pages_stack[i] : ring_pages[i]);
 		ring->base = mmap(NULL, page + ring->data_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 				  (int)fd, 0);
 		if (ring->base != MAP_FAILED) {
@@ -131,21 +143,22 @@ static int open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, enum ring_ki
 	return -err;
 }
 
-int perfclock_open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, struct perfclock_ring *ring)
+int perfclock_open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, uint32_t stack_size,
+			struct perfclock_ring *ring)
 {
-	return open_ring(tid, period_ns, depth, RING_CLOCK, ring);
+	return open_ring(tid, period_ns, depth, stack_size, RING_CLOCK, ring);
 }
 
-int perfclock_open_ring_user(pid_t tid, uint64_t period_ns, uint32_t depth,
+int perfclock_open_ring_user(pid_t tid, uint64_t period_ns, uint32_t depth, uint32_t stack_size,
 			     struct perfclock_ring *ring)
 {
-	return open_ring(tid, period_ns, depth, RING_CLOCK_USER, ring);
+	return open_ring(tid, period_ns, depth, stack_size, RING_CLOCK_USER, ring);
 }
 
-int perfclock_open_faults(pid_t tid, uint64_t period_ns, uint32_t depth,
+int perfclock_open_faults(pid_t tid, uint64_t period_ns, uint32_t depth, uint32_t stack_size,
 			  struct perfclock_ring *ring)
 {
-	return open_ring(tid, period_ns, depth, RING_FAULTS, ring);
+	return open_ring(tid, period_ns, depth, stack_size, RING_FAULTS, ring);
 }
 
 int perfclock_user_usable(void)
@@ -213,8 +226,61 @@ static void read_chain(const struct perfclock_ring *ring, uint64_t off, uint64_t
 	}
 }
 
+/*
+ * The user registers and stack copy of the sample whose registers start at offset at of the
+ * data area and whose record ends at end, into out and bufs: where they end, or 0 if they do
+ * not fit in the record (not the kernel's).
+ */
+static uint64_t read_regs_stack(const struct perfclock_ring *ring, uint64_t at, uint64_t end,
+				const struct perfclock_bufs *bufs, uint32_t i,
+				struct perfclock_sample *out)
+{
+	uint64_t abi = 0, v[PERFCLOCK_MAX_REGS], size = 0, dyn = 0, pc = 0, sp = 0;
+	uint32_t nr = (uint32_t)__builtin_popcountll(ring->regs_mask);
+
+	if (at + sizeof(abi) > end || nr > PERFCLOCK_MAX_REGS)
+		return 0;
+	ring_copy(ring, at, &abi, sizeof(abi));
+	at += sizeof(abi);
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE) {
+		nr = 0; /* (a kernel thread's: none) */
+	} else {
+		if (at + nr * sizeof(uint64_t) > end)
+			return 0;
+		ring_copy(ring, at, v, nr * sizeof(uint64_t));
+		at += nr * sizeof(uint64_t);
+	}
+	if (!ring->stack_size) {
+		/* the PC alone */
+		if (nr)
+			out->pc = v[0];
+		return at;
+	}
+	if (at + sizeof(size) > end)
+		return 0;
+	ring_copy(ring, at, &size, sizeof(size));
+	at += sizeof(size);
+	if (size) {
+		if (size > ring->stack_size || at + size + sizeof(dyn) > end)
+			return 0;
+		ring_copy(ring, at + size, &dyn, sizeof(dyn));
+		if (dyn > size)
+			dyn = size;
+		ring_copy(ring, at, bufs->stack + (size_t)i * ring->stack_size, (size_t)dyn);
+		at += size + sizeof(dyn);
+	}
+	if (nr) {
+		out->nr_regs = arch_perf_to_dwarf(v, bufs->regs + (size_t)i * PERFCLOCK_MAX_REGS, &pc,
+						  &sp);
+		out->pc = pc;
+		out->sp = sp;
+		out->stack_len = (uint32_t)dyn;
+	}
+	return at;
+}
+
 size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample *out, size_t max,
-			   uint64_t *frames, uint32_t first)
+			   const struct perfclock_bufs *bufs, uint32_t first)
 {
 	struct perf_event_mmap_page *ctl = ring->base;
 	uint64_t head, tail;
@@ -226,8 +292,8 @@ size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample 
 	tail = ctl->data_tail;
 	while (n < max && head - tail >= sizeof(struct perf_event_header)) {
 		struct perf_event_header eh;
-		/* ip, pid and tid, time, the count, the registers' ABI, the PC */
-		uint64_t f[6] = { 0 };
+		/* ip, pid and tid, time, the count (and of faults, the CPU time) */
+		uint64_t f[5] = { 0 };
 
 		ring_copy(ring, tail, &eh, sizeof(eh));
 		if (eh.size < sizeof(eh) || eh.size > head - tail) {
@@ -237,7 +303,7 @@ size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample 
 		if (eh.type == PERF_RECORD_SAMPLE &&
 		    eh.size >= sizeof(eh) + (5 + (size_t)ring->faults) * sizeof(uint64_t)) {
 			uint64_t at = tail + sizeof(eh), nr = 0, body = eh.size - sizeof(eh);
-			size_t len, head_words = 4 + (size_t)ring->faults;
+			size_t head_words = 4 + (size_t)ring->faults;
 
 			/* ip, pid and tid, time, the count (and of faults, the CPU time); then the
 			 * chain (with a depth): its length, its entries; then the registers' ABI
@@ -246,25 +312,25 @@ size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample 
 			out[n] = (struct perfclock_sample){ .time = f[2], .clock = f[3],
 							    .running = ring->faults ? f[4] : 0,
 							    .tid = (uint32_t)(f[1] >> 32),
+							    .frames_at = first + (uint32_t)n,
 							    .fault = ring->faults };
-			f[4] = 0;
 			at += head_words * sizeof(uint64_t);
 			if (ring->depth && body >= (head_words + 1) * sizeof(uint64_t)) {
 				ring_copy(ring, at, &nr, sizeof(nr));
 				if (nr > (body - (head_words + 1) * sizeof(uint64_t)) / sizeof(uint64_t))
 					nr = 0; /* not the kernel's */
-				out[n].frames_at = first + (uint32_t)n;
 				read_chain(ring, at + sizeof(nr), nr,
-					   frames + (size_t)out[n].frames_at * ring->depth, &out[n]);
+					   bufs->frames + (size_t)out[n].frames_at * ring->depth,
+					   &out[n]);
 				at += (1 + nr) * sizeof(uint64_t);
 			}
-			len = tail + eh.size - at < 2 * sizeof(uint64_t) ? (size_t)(tail + eh.size - at) :
-									   2 * sizeof(uint64_t);
-			ring_copy(ring, at, f + 4, len);
-			if (len == 2 * sizeof(uint64_t) && f[4] != PERF_SAMPLE_REGS_ABI_NONE)
-				out[n].pc = f[5];
-			else if (!(f[0] >> 63))
-				out[n].pc = f[0]; /* no user registers: the PC, if a user one */
+			/* then the registers' ABI and the registers (and the stack copy) */
+			if (!read_regs_stack(ring, at, tail + eh.size, bufs, first + (uint32_t)n,
+					     &out[n]) ||
+			    !out[n].pc) {
+				out[n].pc = f[0] >> 63 ? 0 : f[0]; /* the PC, if a user one */
+				out[n].stack_len = out[n].nr_regs = 0;
+			}
 			ring->last_clock = out[n].clock;
 			n++;
 		} else if (eh.type == PERF_RECORD_LOST && eh.size >= sizeof(eh) + 16) {

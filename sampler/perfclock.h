@@ -66,6 +66,8 @@ struct perfclock_ring {
 	size_t page, data_size;
 	uint32_t depth; /* the most return addresses of a sample's call stack (0: none kept) */
 	int faults;	/* of page faults (perfclock_open_faults()), not of the task clock */
+	uint32_t stack_size; /* bytes of stack copied with each sample (0: none) */
+	uint64_t regs_mask;  /* the user registers of each sample (PERF_SAMPLE_REGS_USER) */
 	uint64_t last_clock; /* the `clock` of the last sample read */
 	uint64_t lost;	/* samples the kernel dropped, the buffer being full */
 };
@@ -75,12 +77,18 @@ struct perfclock_sample {
 	uint64_t pc;	/* user-mode PC; 0 if the kernel gave none */
 	uint64_t clock; /* the task clock's count: CPU time (ns) since the event was opened */
 	uint32_t tid;
-	/* with a call stack: where its return addresses are (perfclock_ring_read()), how many,
+	/* with a call stack: where its return addresses are (perfclock_ring_read(): also the
+	 * index of its registers and stack copy), how many,
 	 * and whether the chain was cut (the kernel's limit reached, or it ended elsewhere than
 	 * at a return address of 0, the outermost frame's) */
 	uint32_t frames_at, nr_frames, truncated;
 	int fault; /* from a buffer of page faults: the PC took one, `clock` counts them */
 	uint64_t running; /* ... and the thread's CPU time since the buffer was opened */
+	/* with stack copies: how many bytes were copied, from the stack pointer up, to
+	 * perfclock_bufs.stack + (first + i) * stack_size, and the registers as DWARF's (arch.h),
+	 * to perfclock_bufs.regs + (first + i) * PERFCLOCK_MAX_REGS */
+	uint32_t stack_len, nr_regs;
+	uint64_t sp;
 	uint64_t step; /* not read: for the reader's use (the tracer's step then in force) */
 };
 
@@ -88,11 +96,22 @@ struct perfclock_sample {
  * Open thread tid's event with its buffer, a sample every period_ns of its CPU time, and with
  * each sample, if depth is not 0, the thread's user-mode call stack by its frame pointers, as
  * `perf record -g` has it (the kernel walks it, at most depth return addresses; never more
- * than kernel.perf_event_max_stack allows, 127 by default, the PC included): 0, or a negative
- * errno (the event's own refusal, or the buffer's: EPERM beyond the locked-memory limits of a
- * user without CAP_IPC_LOCK).
+ * than kernel.perf_event_max_stack allows, 127 by default, the PC included), or if stack_size
+ * is not 0, its user registers and a copy of that many bytes of its stack from the stack
+ * pointer up, as `perf record --call-graph dwarf` has them (the kernel copies less where the
+ * sample would pass 64 KiB): 0, or a negative errno (the event's own refusal, or the buffer's:
+ * EPERM beyond the locked-memory limits of a user without CAP_IPC_LOCK).
  */
-int perfclock_open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, struct perfclock_ring *ring);
+int perfclock_open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, uint32_t stack_size,
+			struct perfclock_ring *ring);
+
+/* Where perfclock_ring_read() puts the call stacks, registers and stack copies of samples. */
+#define PERFCLOCK_MAX_REGS 64
+struct perfclock_bufs {
+	uint64_t *frames; /* ring->depth entries a sample */
+	uint64_t *regs;	  /* PERFCLOCK_MAX_REGS a sample */
+	uint8_t *stack;	  /* ring->stack_size bytes a sample */
+};
 
 /*
  * Where kernel-mode samples are refused (perf_event_paranoid 2, the kernel's default), what
@@ -104,17 +123,17 @@ int perfclock_open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, struct pe
  * fault count as its `clock`). The tracer places the kernel's time with them (tracer.c). Each:
  * 0, or a negative errno.
  */
-int perfclock_open_ring_user(pid_t tid, uint64_t period_ns, uint32_t depth,
+int perfclock_open_ring_user(pid_t tid, uint64_t period_ns, uint32_t depth, uint32_t stack_size,
 			     struct perfclock_ring *ring);
-int perfclock_open_faults(pid_t tid, uint64_t period_ns, uint32_t depth,
+int perfclock_open_faults(pid_t tid, uint64_t period_ns, uint32_t depth, uint32_t stack_size,
 			  struct perfclock_ring *ring);
 /* Whether this process may have such events (tried on itself): 0, or why not. */
 int perfclock_user_usable(void);
 /* Up to max samples written since the last call, oldest first: how many (0: none now). With
- * call stacks, sample i's return addresses go to frames + (first + i) * ring->depth, and its
- * frames_at is first + i. */
+ * call stacks, sample i's return addresses go to bufs->frames + (first + i) * ring->depth, and
+ * its frames_at is first + i; with stack copies, as struct perfclock_sample says. */
 size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample *out, size_t max,
-			   uint64_t *frames, uint32_t first);
+			   const struct perfclock_bufs *bufs, uint32_t first);
 void perfclock_ring_close(struct perfclock_ring *ring);
 
 /* The si_code of its signals (TRAP_PERF). */

@@ -112,13 +112,16 @@ struct tracer {
 	 * made it unavailable */
 	int task_clock;
 	/* task-clock samples read from the kernel's buffers (perfclock_open_ring()), not at
-	 * stops: without channels and stack copies, which a stop reads (the kernel walks
-	 * frame-pointer stacks itself) */
+	 * stops: without channels, which a stop reads (the kernel walks frame-pointer stacks
+	 * and copies stacks itself) */
 	int ring;
 	struct perfclock_sample *rs; /* the samples read, of every thread, to be written */
 	size_t nrs, rs_alloc;
-	uint64_t *rs_frames; /* ... their stacks' return addresses, STACK_MAX_DEPTH a sample */
-	size_t rs_frames_alloc; /* (in samples) */
+	/* ... their stacks' return addresses (STACK_MAX_DEPTH a sample), or their registers
+	 * (PERFCLOCK_MAX_REGS) and stack copies (stack_size) */
+	uint64_t *rs_frames, *rs_regs;
+	uint8_t *rs_stack;
+	size_t rs_frames_alloc, rs_copies_alloc; /* (in samples) */
 	int nr_cpus; /* the CPUs the program may run on */
 };
 
@@ -564,6 +567,7 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 	/* samples in a buffer: no signal, nothing made in the thread */
 	if (t->ring && perfclock_open_ring(task->tid, dithered(t),
 					   t->o.call_graph == CALL_GRAPH_FP ? STACK_MAX_DEPTH : 0,
+					   t->o.call_graph == CALL_GRAPH_DWARF ? t->o.stack_size : 0,
 					   &task->ring) == 0) {
 		task->perf_fd = task->ring.fd;
 		task->ring_clock = 0;
@@ -656,12 +660,13 @@ static void tick_gap(struct task *task, uint64_t cpu)
 static void open_user_ring(struct tracer *t, struct task *task)
 {
 	uint32_t depth = t->o.call_graph == CALL_GRAPH_FP ? STACK_MAX_DEPTH : 0;
+	uint32_t copy = t->o.call_graph == CALL_GRAPH_DWARF ? t->o.stack_size : 0;
 
 	task->clock_period = dithered(t);
-	if (perfclock_open_ring_user(task->tid, task->clock_period, depth, &task->ring) < 0)
+	if (perfclock_open_ring_user(task->tid, task->clock_period, depth, copy, &task->ring) < 0)
 		return;
 	/* without it, the time of its faults is spread over its samples by the readers */
-	perfclock_open_faults(task->tid, t->period_ns, depth, &task->fring);
+	perfclock_open_faults(task->tid, t->period_ns, depth, copy, &task->fring);
 	cputime_read(&task->cputime, &task->ring_cpu0, NULL);
 	task->tick_cpu = task->user_cpu = task->ring_cpu0;
 	task->tick_mean = 0;
@@ -1691,6 +1696,20 @@ take:
 	t->ts[n] = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
 					     .tid = (uint32_t)task->tid, .pc = rs->pc, .cpu_ns = cpu,
 					     .state = TS_ONCPU, .cpu_weight = weight };
+	if (ring->stack_size && rs->nr_regs && rs->nr_regs <= USTACK_MAX_REGS) {
+		/* the kernel's copy of its stack (the pointers set when it is written); the
+		 * stack goes on above it unless the kernel copied less than asked */
+		memcpy(t->ustk_regs + (size_t)n * USTACK_MAX_REGS,
+		       t->rs_regs + (size_t)rs->frames_at * PERFCLOCK_MAX_REGS,
+		       rs->nr_regs * sizeof(uint64_t));
+		memcpy(t->ustk_data + (size_t)n * t->o.stack_size,
+		       t->rs_stack + (size_t)rs->frames_at * ring->stack_size, rs->stack_len);
+		t->ustk[n] = (struct profile_ustack){
+			.flags = rs->stack_len == ring->stack_size ? USTACK_CUT : 0,
+			.nr_regs = rs->nr_regs, .sp = rs->sp, .size = rs->stack_len
+		};
+		t->ts[n].ustack = &t->ustk[n];
+	}
 	if (ring->depth) {
 		/* the kernel's walk of its frame pointers (its pointer set when it is written) */
 		t->stk[n] = (struct profile_stack){ .flags = rs->truncated ? STACK_TRUNCATED : 0,
@@ -1742,6 +1761,8 @@ static void drain_rings(struct tracer *t, int instant)
 		     ring = ring == &task->ring && task->fring.base ? &task->fring : NULL) {
 			do {
 				ALLOC_GROW(t->rs, t->rs_alloc, t->nrs + 64);
+				struct perfclock_bufs bufs;
+
 				if (ring->depth && t->rs_frames_alloc < t->rs_alloc) {
 					t->rs_frames_alloc = t->rs_alloc;
 					t->rs_frames = xreallocarray(t->rs_frames,
@@ -1749,7 +1770,18 @@ static void drain_rings(struct tracer *t, int instant)
 									     STACK_MAX_DEPTH,
 								     sizeof(uint64_t));
 				}
-				n = perfclock_ring_read(ring, t->rs + t->nrs, 64, t->rs_frames,
+				if (ring->stack_size && t->rs_copies_alloc < t->rs_alloc) {
+					t->rs_copies_alloc = t->rs_alloc;
+					t->rs_regs = xreallocarray(t->rs_regs,
+								   t->rs_copies_alloc *
+									   PERFCLOCK_MAX_REGS,
+								   sizeof(uint64_t));
+					t->rs_stack = xreallocarray(t->rs_stack, t->rs_copies_alloc,
+								    ring->stack_size);
+				}
+				bufs = (struct perfclock_bufs){ t->rs_frames, t->rs_regs,
+								t->rs_stack };
+				n = perfclock_ring_read(ring, t->rs + t->nrs, 64, &bufs,
 							(uint32_t)t->nrs);
 				for (size_t k = t->nrs; k < t->nrs + n; k++)
 					t->rs[k].step = task->clock_period;
@@ -2080,8 +2112,7 @@ struct tracer *tracer_new(const struct tracer_options *opts)
 	t->sigfd = t->timerfd = -1;
 	t->cookie = 0x7070657266000000ULL ^ (uint64_t)getpid();
 	t->rng = (now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
-	t->ring = (opts->cpu_clock == CPU_CLOCK_EXACT && opts->call_graph != CALL_GRAPH_DWARF &&
-		   !(opts->pmus && opts->pmus->nr_channels)) ||
+	t->ring = (opts->cpu_clock == CPU_CLOCK_EXACT && !(opts->pmus && opts->pmus->nr_channels)) ||
 		  opts->user_ring;
 	if (t->o.pmus && t->o.pmus->nr_channels)
 		t->sys_values = xcalloc(t->o.pmus->nr_channels, sizeof(int64_t));
@@ -2550,5 +2581,7 @@ void tracer_free(struct tracer *t)
 	free(t->thr_values);
 	free(t->rs);
 	free(t->rs_frames);
+	free(t->rs_regs);
+	free(t->rs_stack);
 	free(t);
 }

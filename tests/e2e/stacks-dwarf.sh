@@ -46,6 +46,28 @@ awk -F, '$5 == "caller" { s[$6] = $1 } END { exit !(s["d"] > 55 && s["d"] < 78 &
 	"$T/callers.csv" || fail "callers of c: $(cat "$T/callers.csv")"
 "$PPERF" report -g caller "$T/cp.data" | grep -q ' d$' || fail "report -g caller shows no d"
 
+# On the task clock (the default as root), the kernel copies the stacks into its buffer: the
+# same whole chains, and the same shares of a() (-v: the thread through a buffer).
+if [ "$(id -u)" = 0 ]; then
+	"$PPERF" record -v --sampling cpu --call-graph dwarf -o "$T/rb.data" -- "$PROGS/callpaths-nofp" 2.0 \
+		>"$T/own" 2>"$T/err" || fail "record --call-graph dwarf on the task clock: exit $?"
+	grep -q "CPU clocks.*: 1 on the task clock, 1 of them through a buffer" "$T/err" ||
+		fail "stack copies not through the buffer: $(grep 'CPU clocks' "$T/err")"
+	"$PPERF" dump "$T/rb.data" | grep -q "ustack sp 0x[0-9a-f]* [0-9]* bytes" || fail "no stack copies in the buffer's samples"
+	fold "$T/rb.data" >"$T/rb.folded"
+	awk '{ w = $NF; all += w } /^_start;/ { whole += w } END { printf "through the buffer, whole stacks: %.1f%%\n", 100 * whole / all
+		exit !(whole >= 0.95 * all) }' "$T/rb.folded" || fail "the buffer's stacks not unwound to _start"
+	n=$(oncpu "$T/rb.data")
+	"$PPERF" report --children --format csv --sort sym "$T/rb.data" >"$T/ch.csv" || fail "report --children"
+	a=$(col a)
+	for f in b d rec via_ptr; do
+		own=$(awk -v f="$f" '$1 ~ ("^" f "(;|$)") || ($1 == "a;" f ";c") { print $2 }' "$T/own")
+		got=$(awk -v c="$(col $f)" -v a="$a" 'BEGIN { printf "%.2f", (a > 0 ? 100 * c / a : 0) }')
+		tol=$(stat_tol "$own" "$n")
+		within "$got" "$own" "$tol" || fail "through the buffer, $f: $got% of a(), the program measured $own% (+-$tol)"
+	done
+fi
+
 # Through a shared library: qsort() in libc calls compare().
 "$PPERF" record -q $RT --call-graph dwarf -o "$T/lib.data" -- "$PROGS/libcall" 0.5 || fail "record libcall"
 fold "$T/lib.data" >"$T/lib.folded"
