@@ -2,7 +2,8 @@
 # qemu-system-aarch64 on this x86-64 machine (scripts/aarch64-vm: emulated, with pperf and the
 # programs under test built by the cross compiler), as root there. Threads sleeping in
 # epoll_wait, poll, read, futex waits... never see EINTR, idle and beside one busy loop per CPU,
-# through the task clock's buffer (the default, and with -g, the kernel walking the stacks), at
+# through the task clock's buffer (the default, with -g, the kernel walking the stacks, and with
+# --call-graph dwarf, the kernel copying them, which unwind), at
 # CPU-clock ticks (timers made inside the program through its own svc instructions) and with
 # a channel (-e task-clock, which takes the ticks on this kernel: the task clock's signals
 # could end such a call, which pperf cannot make again on AArch64);
@@ -50,6 +51,14 @@ pperf record -v -g -o e.data -- eintr 0.2 >/dev/null 2>err || bad "record -v -g 
 grep -q "CPU clocks.*: \([1-9][0-9]*\) on the task clock, \1 of them through a buffer" err ||
 	bad "-g: the threads were not sampled through the task clock's buffer: $(grep 'CPU clocks' err)"
 pperf dump e.data | grep -q " stack [1-9][0-9]* frames" || bad "-g: no call stacks recorded"
+runs "idle, --call-graph dwarf" 3 --call-graph dwarf
+pperf record -v --call-graph dwarf -o d.data -- truth bound 1 1 >/dev/null 2>err ||
+	bad "record -v --call-graph dwarf exited $?"
+grep -q "CPU clocks.*: \([1-9][0-9]*\) on the task clock, \1 of them through a buffer" err ||
+	bad "--call-graph dwarf: the threads were not sampled through the task clock's buffer: $(grep 'CPU clocks' err)"
+pperf convert --to collapsed -i d.data >d.folded || bad "--call-graph dwarf: convert --to collapsed"
+grep -q "bound;hot [0-9]" d.folded ||
+	bad "--call-graph dwarf: no stack unwound through bound to hot: $(sort -t' ' -k2 -nr d.folded | head -3)"
 # (with a channel: at ticks, and -v says why, on this kernel)
 pperf record -v --sampling cpu -e task-clock -o e.data -- eintr 0.2 >/dev/null 2>err ||
 	bad "record -v -e task-clock exited $?"
