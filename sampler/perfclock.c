@@ -82,7 +82,8 @@ enum ring_kind { RING_CLOCK, RING_CLOCK_USER, RING_FAULTS };
 static int open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, uint32_t stack_size,
 		     enum ring_kind kind, struct perfclock_ring *ring)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), nr_pages, first;
+	const unsigned *pages;
 	struct perf_event_attr attr;
 	long fd;
 	int err;
@@ -122,12 +123,15 @@ static int open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, uint32_t sta
 	fd = open_event(&attr, tid);
 	if (fd < 0)
 		return (int)fd;
-	/* (faults come at about the clock's rate, or less: the smaller buffers) */
-	for (size_t i = stack_size ? 0 : (depth ? 0 : 1) + (kind == RING_FAULTS);
-	     i < (stack_size ? sizeof(ring_pages_stack) / sizeof(ring_pages_stack[0]) :
-			       sizeof(ring_pages) / sizeof(ring_pages[0]));
-	     i++) {
-		ring->data_size = page * (stack_size ? ring_pages_stack[i] : ring_pages[i]);
+	/* the sizes to try: with stack copies theirs; with call stacks from the largest; else
+	 * from the next (faults, which come at about the clock's rate or less, the one after) */
+	pages = stack_size ? ring_pages_stack : ring_pages;
+	nr_pages = stack_size ? sizeof(ring_pages_stack) / sizeof(ring_pages_stack[0]) :
+				sizeof(ring_pages) / sizeof(ring_pages[0]);
+	first = stack_size || depth ? 0 : 1;
+	first += !stack_size && kind == RING_FAULTS;
+	for (size_t i = first; i < nr_pages; i++) {
+		ring->data_size = page * pages[i];
 		ring->base = mmap(NULL, page + ring->data_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 				  (int)fd, 0);
 		if (ring->base != MAP_FAILED) {

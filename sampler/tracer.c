@@ -333,7 +333,7 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 	struct profile_record rec = { .type = PROFILE_THREAD_END };
 	struct process *p;
 	pid_t tid = task->tid;
-	int leader = task->tid == task->proc->pid;
+	int leader = task->tid == task->proc->pid, timer;
 
 	if (task->waited) {
 		task->waited = 0;
@@ -348,12 +348,12 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 	for (uint32_t i = 0; t->sample_open && task->taken && i < t->nts; i++)
 		if (t->ts[i].slot == task->slot)
 			t->ts[i].slot = SLOT_GONE;
-	if (task->perf_fd < 0 && task->ring.base)
-		close_task_clock(t, task); /* its buffer of user mode alone; its timer as below */
-	if (task->perf_fd >= 0)
+	/* (a buffer of user mode alone goes with a timer: perf_fd -1) */
+	timer = task->perf_fd < 0;
+	if (task->perf_fd >= 0 || task->ring.base)
 		close_task_clock(t, task);
 	/* Its timer outlives it in the process: deleted at the next chance (reap_timers()). */
-	else if ((task->timer_state == TIMER_ARMED || task->timer_state == TIMER_UNARM) &&
+	if (timer && (task->timer_state == TIMER_ARMED || task->timer_state == TIMER_UNARM) &&
 		 task->proc->nr_tasks > 1) {
 		struct process *tp = task->proc;
 
@@ -1733,6 +1733,24 @@ static int by_time(const void *a, const void *b)
 	return (x->time > y->time) - (x->time < y->time);
 }
 
+/* Room for n samples read from ring in t->rs, with their call stacks or stack copies. */
+static struct perfclock_bufs rs_room(struct tracer *t, const struct perfclock_ring *ring, size_t n)
+{
+	ALLOC_GROW(t->rs, t->rs_alloc, n);
+	if (ring->depth && t->rs_frames_alloc < t->rs_alloc) {
+		t->rs_frames_alloc = t->rs_alloc;
+		t->rs_frames = xreallocarray(t->rs_frames, t->rs_frames_alloc * STACK_MAX_DEPTH,
+					     sizeof(uint64_t));
+	}
+	if (ring->stack_size && t->rs_copies_alloc < t->rs_alloc) {
+		t->rs_copies_alloc = t->rs_alloc;
+		t->rs_regs = xreallocarray(t->rs_regs, t->rs_copies_alloc * PERFCLOCK_MAX_REGS,
+					   sizeof(uint64_t));
+		t->rs_stack = xreallocarray(t->rs_stack, t->rs_copies_alloc, ring->stack_size);
+	}
+	return (struct perfclock_bufs){ t->rs_frames, t->rs_regs, t->rs_stack };
+}
+
 /*
  * Write the samples in the task clocks' buffers, of every thread, in time order, each as a
  * sample of its thread alone; at a sampling instant (`instant`), each thread's last one is
@@ -1760,27 +1778,8 @@ static void drain_rings(struct tracer *t, int instant)
 		for (struct perfclock_ring *ring = &task->ring; ring;
 		     ring = ring == &task->ring && task->fring.base ? &task->fring : NULL) {
 			do {
-				ALLOC_GROW(t->rs, t->rs_alloc, t->nrs + 64);
-				struct perfclock_bufs bufs;
+				struct perfclock_bufs bufs = rs_room(t, ring, t->nrs + 64);
 
-				if (ring->depth && t->rs_frames_alloc < t->rs_alloc) {
-					t->rs_frames_alloc = t->rs_alloc;
-					t->rs_frames = xreallocarray(t->rs_frames,
-								     t->rs_frames_alloc *
-									     STACK_MAX_DEPTH,
-								     sizeof(uint64_t));
-				}
-				if (ring->stack_size && t->rs_copies_alloc < t->rs_alloc) {
-					t->rs_copies_alloc = t->rs_alloc;
-					t->rs_regs = xreallocarray(t->rs_regs,
-								   t->rs_copies_alloc *
-									   PERFCLOCK_MAX_REGS,
-								   sizeof(uint64_t));
-					t->rs_stack = xreallocarray(t->rs_stack, t->rs_copies_alloc,
-								    ring->stack_size);
-				}
-				bufs = (struct perfclock_bufs){ t->rs_frames, t->rs_regs,
-								t->rs_stack };
 				n = perfclock_ring_read(ring, t->rs + t->nrs, 64, &bufs,
 							(uint32_t)t->nrs);
 				for (size_t k = t->nrs; k < t->nrs + n; k++)
