@@ -54,6 +54,8 @@ struct trace {
 	const char *name; /* of the output, for messages */
 	struct profile_reader *r;
 	uint64_t start, prev_time;
+	double *rate; /* each counter channel's rate over the latest interval */
+	uint32_t nr_rates;
 	uint32_t counter_pid; /* the first process: the counter tracks' */
 	size_t nr_events;
 	struct tr_node *nodes; /* node id i + 1 at i */
@@ -141,11 +143,16 @@ static void event_sep(struct trace *c)
 static void counters(struct trace *c, const struct profile_sample *ps)
 {
 	uint64_t t = ps->time > c->start ? ps->time - c->start : 0;
-	uint64_t interval = c->prev_time && ps->time > c->prev_time ?
-				    ps->time - c->prev_time :
-				    profile_reader_meta(c->r)->period_ns;
+	uint64_t interval = !c->prev_time	    ? profile_reader_meta(c->r)->period_ns :
+			    ps->time > c->prev_time ? ps->time - c->prev_time :
+						      0;
 
 	c->prev_time = ps->time;
+	if (c->nr_rates < ps->nr_channels) {
+		c->rate = xreallocarray(c->rate, ps->nr_channels, sizeof(*c->rate));
+		memset(c->rate + c->nr_rates, 0, (ps->nr_channels - c->nr_rates) * sizeof(*c->rate));
+		c->nr_rates = ps->nr_channels;
+	}
 	for (uint32_t i = 0; i < ps->nr_channels && ps->values && ps->deltas; i++) {
 		const struct profile_channel *ch = profile_reader_channel(c->r, i);
 		double v;
@@ -154,7 +161,11 @@ static void counters(struct trace *c, const struct profile_sample *ps)
 		if (ch->scope != CHANNEL_SYSTEM)
 			continue;
 		if (ch->kind == CHANNEL_COUNTER) {
-			v = interval ? ps->deltas[i] * 1e9 / (double)interval : 0;
+			/* a sample at the instant of the one before (a task clock's sample read
+			 * just after a sampling instant) is no interval: the rate goes on */
+			if (interval)
+				c->rate[i] = ps->deltas[i] * 1e9 / (double)interval;
+			v = c->rate[i];
 			if (!strcmp(ch->unit, "J"))
 				snprintf(unit, sizeof(unit), "W");
 			else
@@ -336,5 +347,6 @@ int cmd_convert_trace(int argc, char **argv)
 	free(c.nodes);
 	free(c.node_hash);
 	free(c.names);
+	free(c.rate);
 	return conv_close(&cv, ret);
 }

@@ -44,14 +44,15 @@ static const char record_usage[] =
 	"                         record each thread-sample's registers and the top SIZE\n"
 	"                         bytes of its stack (default 8192, at most 65528), unwound\n"
 	"                         later with the ELF files' call frame information\n"
-	"      --sampling cpu     sample each thread at steps of its own CPU clock (the default\n"
-	"                         without --pmu and -e): exact steps of its task clock where\n"
-	"                         perf_event_open allows, else the ticks of a CPU-clock timer\n"
+	"      --sampling cpu     sample each thread at steps of its own CPU clock (the default):\n"
+	"                         exact steps of its task clock where perf_event_open allows,\n"
+	"                         else the ticks of a CPU-clock timer\n"
 	"      --sampling ticks   the ticks of a CPU-clock timer in each thread, even where\n"
 	"                         the task clock could be had\n"
 	"      --sampling snapshot\n"
-	"                         stop every thread at once at each sampling instant (the\n"
-	"                         default with --pmu or -e, and upstream pperf's way)\n"
+	"                         stop every thread at once at each sampling instant\n"
+	"                         (upstream pperf's way; the default with --pmu or -e where\n"
+	"                         the task clock is refused its kernel-mode samples)\n"
 	"  -r, --randomize        take the first sample at a random point of the first period\n"
 	"      --core-isolation   run the sampler on the last online CPU, the program on the others\n"
 	"      --fifo PRIO        run the sampler (only) with SCHED_FIFO priority PRIO (1-99)\n"
@@ -268,6 +269,15 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 		(unsigned long long)st->task_clock_threads, (unsigned long long)st->ring_threads,
 		(unsigned long long)(st->timer_threads - st->task_clock_threads),
 		(unsigned long long)st->timer_refused);
+	if (st->task_clock_threads > st->ring_threads)
+		fprintf(stderr, "pperf: no buffer   %12llu threads on the task clock at its signals (the "
+			"memory a user may lock for perf buffers ran out: perf_event_mlock_kb)\n",
+			(unsigned long long)(st->task_clock_threads - st->ring_threads));
+	if (st->signals_refused)
+		fprintf(stderr, "pperf: no buffer   %12llu threads at CPU-clock ticks (no buffer, and "
+			"this kernel (< 6.12) sends the task clock's signals at once: one could end a "
+			"sleeping call with EINTR that pperf cannot make again here)\n",
+			(unsigned long long)st->signals_refused);
 	if (st->ring_lost)
 		fprintf(stderr, "pperf: dropped     %12llu task-clock samples, their buffer full (their "
 			"CPU time is spread over the thread's samples around)\n",
@@ -282,11 +292,6 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 		fprintf(stderr, "pperf: user time   %12llu threads with their user time through a "
 			"buffer, their ticks for their time in the kernel alone\n",
 			(unsigned long long)st->user_ring_threads);
-	if (a->task_clock_signals_off)
-		fprintf(stderr, "pperf: task clock  %12s (with channels its samples come as signals, "
-			"which this kernel (< 6.12) sends at once: one could end a sleeping call with "
-			"EINTR that pperf cannot make again on this architecture)\n",
-			"not used");
 	fprintf(stderr, "pperf: signals     %12llu of the program passed through\n",
 		(unsigned long long)st->foreign_signals);
 	if (out)
@@ -400,11 +405,13 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 		meta.flags |= META_RANDOMIZED;
 	if (a->topt.call_graph)
 		meta.flags |= META_CALL_GRAPH;
-	/* Each thread on its CPU clock, unless asked for, or with channels (a system-wide reading
-	 * is shared out per interval: snapshots give intervals of a period, ticks of HZ). */
+	/* Each thread on its CPU clock, unless asked for; with channels, only on its task clock
+	 * (a system-wide reading is shared out per interval: the task clock's buffers give each
+	 * sample its own, snapshots intervals of a period, ticks of HZ). */
 	a->topt.cpu_clock = a->sampling == SAMPLING_TICKS ? CPU_CLOCK_TICKS :
 			    a->sampling == SAMPLING_CPU ||
-					    (a->sampling == SAMPLING_AUTO && pmus.nr_channels == 0) ?
+					    (a->sampling == SAMPLING_AUTO &&
+					     (pmus.nr_channels == 0 || perfclock_usable() == 0)) ?
 						    CPU_CLOCK_EXACT :
 						    CPU_CLOCK_NONE;
 	if (a->topt.cpu_clock == CPU_CLOCK_EXACT) {
@@ -419,10 +426,6 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 			a->topt.user_ring = !pmus.nr_channels && perfclock_user_usable() == 0;
 			if (a->topt.user_ring)
 				meta.flags |= META_USER_CLOCK;
-		} else if (pmus.nr_channels && perfclock_signals_interrupt()) {
-			/* its samples would come as signals (no buffer with channels) */
-			a->topt.cpu_clock = CPU_CLOCK_TICKS;
-			a->task_clock_signals_off = 1;
 		} else {
 			meta.flags |= META_TASK_CLOCK;
 		}

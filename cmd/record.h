@@ -20,7 +20,6 @@ struct record_args {
 	int own_stats;		 /* the caller prints the statistics: record_run() says nothing */
 	int sampling;		 /* SAMPLING_* */
 	int task_clock_errno;	 /* why --sampling cpu could not have the task clock, or 0 */
-	int task_clock_signals_off; /* ... or 1: its signals could end the program's calls */
 	double freq;
 	pid_t pid;		 /* -p: attach to it */
 	struct tracer_options topt;

@@ -98,8 +98,11 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 		if (rec.type != PROFILE_SAMPLE)
 			continue;
 		const struct profile_sample *ps = &rec.sample;
-		uint64_t wall = prev_time && ps->time > prev_time ? ps->time - prev_time :
-								      meta->period_ns;
+		/* (a sample at the instant of the one before, as a task clock's sample read
+		 * just after a sampling instant is written, adds no wall time) */
+		uint64_t wall = !prev_time		 ? meta->period_ns :
+				ps->time > prev_time ? ps->time - prev_time :
+						       0;
 		const double *cpu;
 		double sum;
 

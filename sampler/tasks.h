@@ -9,6 +9,7 @@
 #include "../arch/arch.h"
 #include "maps.h"
 #include "perfclock.h"
+#include "readings.h"
 #include "procfs.h"
 #include "stack.h"
 
@@ -56,6 +57,7 @@ struct task {
 	int timer_id;
 	int perf_fd;	     /* its task clock's event (perfclock.h), or -1 */
 	struct perfclock_ring ring; /* the event's buffer, when its samples come there */
+	struct reading_line chans; /* ... with per-thread channels, their values between reads */
 	uint64_t ring_cpu0;  /* with one: its CPU time when the event was opened */
 	uint64_t ring_clock; /* ... and the event's count at its last sample written */
 	size_t ring_last;    /* drain_rings(): 1 + the index of its last sample read, or 0 */

@@ -106,14 +106,22 @@ struct tracer {
 	size_t stk_alloc;
 	int64_t *sys_values, *thr_values;
 	size_t thr_alloc;
+	/* with buffers: the system channels between the last reading written and one taken at
+	 * the latest read of the buffers (each of their samples is written with the values at
+	 * its own time), set in sys_values for write_sample() when `sys_given`; thr_read holds a
+	 * thread's per-thread channels as read, for its own line (task.chans) */
+	struct reading_line sys_line;
+	int sys_given;
+	int64_t *thr_read;
 	int warned_timeout, warned_pmu, warned_timer;
 	uint64_t cookie; /* the value our CPU-clock timers' signals carry */
 	/* the task clock (perfclock.h): 0 not tried yet, 1 in use, or the negative errno that
 	 * made it unavailable */
 	int task_clock;
 	/* task-clock samples read from the kernel's buffers (perfclock_open_ring()), not at
-	 * stops: without channels, which a stop reads (the kernel walks frame-pointer stacks
-	 * and copies stacks itself) */
+	 * stops (the kernel walks frame-pointer stacks and copies stacks itself; channels are
+	 * read at the sampling instants, and each sample gets their values at its own instant
+	 * on the line between two readings: readings.h) */
 	int ring;
 	struct perfclock_sample *rs; /* the samples read, of every thread, to be written */
 	size_t nrs, rs_alloc;
@@ -294,6 +302,8 @@ static struct task *new_task(struct tracer *t, pid_t pid, pid_t tid, int how, pi
 	/* The started program's maps are read at its exec. */
 	if (new_proc && how != PROCESS_STARTED)
 		read_maps(t, task->proc);
+	if (t->ring && t->o.pmus && pmu_set_has_thread_channels(t->o.pmus))
+		reading_line_init(&task->chans, t->o.pmus->nr_channels);
 	if (t->o.pmus && pmu_set_thread_start(t->o.pmus, pid, tid) < 0 && !t->warned_pmu) {
 		warning("cannot count PMU events of thread %d: its values are left out", (int)tid);
 		t->warned_pmu = 1;
@@ -577,8 +587,12 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 	/* With signals, a thread is let go from it through a call made in it (disarm_timer()):
 	 * not where pperf cannot make one (no system call instruction found); and not where a
 	 * signal could end a call of the program's for good (perfclock_signals_interrupt()). */
-	if (!syscall_insn(task->proc) || perfclock_signals_interrupt())
+	if (!syscall_insn(task->proc))
 		return 0;
+	if (perfclock_signals_interrupt()) {
+		t->st.signals_refused++;
+		return 0;
+	}
 	/* as for a timer's signal (arm_timer()): a SIGTRAP it blocks would stay queued */
 	if (task->state != TASK_NEW && cputimer_status(task->proc->pid, task->tid, &cs) == 0 &&
 	    cs.trap_blocked) {
@@ -601,6 +615,12 @@ armed:
 	task->clock_perf = 1;
 	cputime_read(&task->cputime, &task->clock_cpu_ns, NULL);
 	task->ring_cpu0 = task->clock_cpu_ns; /* (its buffer's samples count from there) */
+	if (task->ring.base && task->chans.n) {
+		/* its counters' line starts here, where its buffer's samples start */
+		memset(t->thr_read, 0, task->chans.n * sizeof(*t->thr_read));
+		pmu_set_read_thread(t->o.pmus, task->tid, t->thr_read);
+		reading_line_start(&task->chans, task->ring_cpu0, t->thr_read);
+	}
 	task->timer_state = TIMER_ARMED;
 	t->task_clock = 1;
 	t->st.task_clock_threads++;
@@ -1585,6 +1605,7 @@ static void take_thread(struct tracer *t, struct task *task)
 		memset(v, 0, nch * sizeof(*v));
 		pmu_set_read_thread(t->o.pmus, task->tid, v);
 		s->values = v;
+		reading_line_start(&task->chans, task->cpu_ns, v);
 	}
 	t->nts = n + 1;
 }
@@ -1696,6 +1717,12 @@ take:
 	t->ts[n] = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
 					     .tid = (uint32_t)task->tid, .pc = rs->pc, .cpu_ns = cpu,
 					     .state = TS_ONCPU, .cpu_weight = weight };
+	if (task->chans.n) {
+		int64_t *v = t->thr_values + (size_t)n * task->chans.n;
+
+		if (reading_line_at(&task->chans, cpu, v) == 0)
+			t->ts[n].values = v;
+	}
 	if (ring->stack_size && rs->nr_regs && rs->nr_regs <= USTACK_MAX_REGS) {
 		/* the kernel's copy of its stack (the pointers set when it is written); the
 		 * stack goes on above it unless the kernel copied less than asked */
@@ -1752,8 +1779,25 @@ static struct perfclock_bufs rs_room(struct tracer *t, const struct perfclock_ri
 }
 
 /*
+ * With per-thread channels: a thread's counters now, with its task clock's count, the end of
+ * the line on which the samples just read from its buffer find their values (readings.h).
+ */
+static void thread_line_end(struct tracer *t, struct task *task)
+{
+	uint64_t count;
+
+	if (!task->chans.n || task->kticks ||
+	    read(task->ring.fd, &count, sizeof(count)) != sizeof(count))
+		return;
+	memset(t->thr_read, 0, task->chans.n * sizeof(*t->thr_read));
+	pmu_set_read_thread(t->o.pmus, task->tid, t->thr_read);
+	reading_line_end(&task->chans, task->ring_cpu0 + count, t->thr_read);
+}
+
+/*
  * Write the samples in the task clocks' buffers, of every thread, in time order, each as a
- * sample of its thread alone; at a sampling instant (`instant`), each thread's last one is
+ * sample of its thread alone, with the channels as they stood at its time (on the line between
+ * the last reading written and one taken now); at a sampling instant (`instant`), each thread's last one is
  * kept as its thread-sample in the sample about to be taken, as a stop for a clock's signal
  * is: a sample stands for one instant of every thread (a record of one thread between two
  * instants would cut the others' wall time short). Not while a sample is being taken: at the
@@ -1787,9 +1831,15 @@ static void drain_rings(struct tracer *t, int instant)
 				t->nrs += n;
 			} while (n == 64);
 		}
+		if (t->nrs > got)
+			thread_line_end(t, task);
 		if (instant && t->nrs > got && random_u64(t) % REDITHER_ODDS == 0 &&
 		    !(task->kticks && t->rs[t->nrs - 1].fault))
 			redither(t, task);
+	}
+	if (t->nrs && t->sys_line.n) {
+		pmu_set_read(t->o.pmus, t->sys_values);
+		reading_line_end(&t->sys_line, now_ns(), t->sys_values);
 	}
 	if (t->nrs > 1)
 		qsort(t->rs, t->nrs, sizeof(*t->rs), by_time);
@@ -1808,9 +1858,12 @@ static void drain_rings(struct tracer *t, int instant)
 			/* never before the last sample written: one taken in the few microseconds
 			 * between a sampling instant's read of the buffers and its time comes after
 			 * it (a time going back broke the upstream layout's conversion) */
+			uint64_t at = t->rs[i].time > t->last_written ? t->rs[i].time :
+									t->last_written;
+
 			t->nts = 1;
-			write_sample(t, t->rs[i].time > t->last_written ? t->rs[i].time :
-									  t->last_written);
+			t->sys_given = reading_line_at(&t->sys_line, at, t->sys_values) == 0;
+			write_sample(t, at);
 		}
 	}
 	for (size_t i = 0; i < t->tt.nr; i++) {
@@ -1819,14 +1872,17 @@ static void drain_rings(struct tracer *t, int instant)
 		if (task->ring_last && ring_tsample(t, &t->rs[task->ring_last - 1], t->nts) == 0)
 			t->nts++;
 		task->ring_last = 0;
+		reading_line_advance(&task->chans);
 	}
+	if (t->nrs)
+		reading_line_advance(&t->sys_line);
 	t->nrs = 0;
 }
 
 static void sample(struct tracer *t)
 {
 	uint64_t end;
-	uint32_t first = t->nts; /* (with channels, which the buffers are never used with) */
+	uint32_t first = t->nts;
 	int waits;
 
 	/*
@@ -1907,8 +1963,11 @@ static void write_sample(struct tracer *t, uint64_t time)
 		if (t->ts[i].values)
 			t->ts[i].values = t->thr_values + (size_t)i * nch;
 	}
-	if (nch)
+	if (nch && !t->sys_given) {
 		pmu_set_read(t->o.pmus, t->sys_values);
+		reading_line_start(&t->sys_line, time, t->sys_values);
+	}
+	t->sys_given = 0;
 	t->st.thread_samples += n;
 	t->nts = 0;
 	for (size_t i = 0; i < t->tt.nr; i++)
@@ -2111,10 +2170,12 @@ struct tracer *tracer_new(const struct tracer_options *opts)
 	t->sigfd = t->timerfd = -1;
 	t->cookie = 0x7070657266000000ULL ^ (uint64_t)getpid();
 	t->rng = (now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
-	t->ring = (opts->cpu_clock == CPU_CLOCK_EXACT && !(opts->pmus && opts->pmus->nr_channels)) ||
-		  opts->user_ring;
-	if (t->o.pmus && t->o.pmus->nr_channels)
+	t->ring = opts->cpu_clock == CPU_CLOCK_EXACT || opts->user_ring;
+	if (t->o.pmus && t->o.pmus->nr_channels) {
 		t->sys_values = xcalloc(t->o.pmus->nr_channels, sizeof(int64_t));
+		t->thr_read = xcalloc(t->o.pmus->nr_channels, sizeof(int64_t));
+		reading_line_init(&t->sys_line, t->o.pmus->nr_channels);
+	}
 
 	/* pperf's signals arrive through a signalfd; the program gets the original mask and
 	 * dispositions back before it executes. */
@@ -2578,6 +2639,8 @@ void tracer_free(struct tracer *t)
 	free(t->ustk_data);
 	free(t->sys_values);
 	free(t->thr_values);
+	free(t->thr_read);
+	reading_line_release(&t->sys_line);
 	free(t->rs);
 	free(t->rs_frames);
 	free(t->rs_regs);

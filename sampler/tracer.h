@@ -50,6 +50,8 @@ struct tracer_stats {
 	uint64_t ring_threads;	     /* ... of which with its samples in a buffer */
 	uint64_t user_ring_threads;  /* threads at ticks with their user time in a buffer */
 	uint64_t ring_lost;	     /* samples the kernel dropped from those buffers */
+	uint64_t signals_refused;    /* threads with no buffer, whose task clock's signals this
+				      * kernel would send at once (perfclock_signals_interrupt()) */
 	int task_clock_errno;	     /* why the task clock could not be had, or 0 */
 };
 

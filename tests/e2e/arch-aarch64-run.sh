@@ -5,8 +5,9 @@
 # through the task clock's buffer (the default, with -g, the kernel walking the stacks, and with
 # --call-graph dwarf, the kernel copying them, which unwind), at
 # CPU-clock ticks (timers made inside the program through its own svc instructions) and with
-# a channel (-e task-clock, which takes the ticks on this kernel: the task clock's signals
-# could end such a call, which pperf cannot make again on AArch64);
+# a channel (-e task-clock, through the buffer too; where no buffer can be had, forced with
+# PPERF_TEST_NO_BUFFERS, the ticks: on this kernel the task clock's signals could end such a
+# call, which pperf cannot make again on AArch64);
 # the buffer's shares are right against the program's own account; a program attached to and
 # let go of (-p, --duration) in every mode lives on, none of pperf's signals left behind;
 # snapshots and ticks record and report. (A snapshot's stop that ends such a call cannot be
@@ -42,7 +43,7 @@ runs() {
 runs "idle" 10
 runs "idle, at ticks" 5 --sampling ticks
 runs "idle, -g" 5 -g
-runs "idle, -e task-clock" 5 --sampling cpu -e task-clock
+runs "idle, -e task-clock" 5 -e task-clock
 pperf record -v -o e.data -- eintr 0.2 >/dev/null 2>err || bad "record -v exited $?"
 grep "CPU clocks" err
 grep -q "CPU clocks.*: \([1-9][0-9]*\) on the task clock, \1 of them through a buffer" err ||
@@ -59,13 +60,21 @@ grep -q "CPU clocks.*: \([1-9][0-9]*\) on the task clock, \1 of them through a b
 pperf convert --to collapsed -i d.data >d.folded || bad "--call-graph dwarf: convert --to collapsed"
 grep -q "bound;hot [0-9]" d.folded ||
 	bad "--call-graph dwarf: no stack unwound through bound to hot: $(sort -t' ' -k2 -nr d.folded | head -3)"
-# (with a channel: at ticks, and -v says why, on this kernel)
-pperf record -v --sampling cpu -e task-clock -o e.data -- eintr 0.2 >/dev/null 2>err ||
+# with a channel: through the buffer; where no buffer can be had, at ticks, and -v says why,
+# on this kernel
+pperf record -v -e task-clock -o e.data -- eintr 0.2 >/dev/null 2>err ||
 	bad "record -v -e task-clock exited $?"
-grep "CPU clocks\|task clock" err
+grep -q "CPU clocks.*: \([1-9][0-9]*\) on the task clock, \1 of them through a buffer" err ||
+	bad "-e task-clock: the threads were not sampled through the task clock's buffer: $(grep 'CPU clocks' err)"
+PPERF_TEST_NO_BUFFERS=1 pperf record -v -e task-clock -o e.data -- eintr 0.2 >/dev/null 2>err ||
+	bad "record -v -e task-clock, no buffers, exited $?"
+grep "CPU clocks\|no buffer" err
 grep -q "CPU clocks.*(\([1-9][0-9]*\) threads timed: 0 on the task clock.* \1 at CPU-clock timers' ticks" err ||
-	bad "-e task-clock: the threads were not at CPU-clock ticks: $(grep 'CPU clocks' err)"
-grep -q "task clock .*not used.*EINTR" err || bad "-e task-clock: -v does not say why the task clock is not used"
+	bad "no buffers: the threads were not at CPU-clock ticks: $(grep 'CPU clocks' err)"
+grep -q "no buffer .*CPU-clock ticks.*EINTR" err || bad "no buffers: -v does not say why the task clock is not used"
+export PPERF_TEST_NO_BUFFERS=1
+runs "idle, no buffers (at ticks)" 3 -e task-clock
+unset PPERF_TEST_NO_BUFFERS
 # let go: a program attached to and detached from 6 times in each mode lives on, and ends as it
 # ends without pperf (a timer's signal left queued would kill it: signal 64)
 truth bound 60 2 10 >/dev/null &
@@ -128,7 +137,7 @@ hogs
 runs "beside 2 busy loops" 5
 runs "beside 2 busy loops, at ticks" 3 --sampling ticks
 runs "beside 2 busy loops, -g" 3 -g
-runs "beside 2 busy loops, -e task-clock" 3 --sampling cpu -e task-clock
+runs "beside 2 busy loops, -e task-clock" 3 -e task-clock
 truth_share "one CPU-bound thread beside 2 busy loops" -- bound 3 1 10 ||
 	truth_share "one CPU-bound thread beside 2 busy loops, again" -- bound 3 1 10 ||
 	bad "beside 2 busy loops: hot's share is off"

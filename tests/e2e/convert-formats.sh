@@ -89,7 +89,11 @@ echo "speedscope --weight meter: $got nJ, report $want nJ"
 for p in cp m; do
 	"$PPERF" convert --to trace -i $p.data -o $p.trace.json 2>err || fail "trace $p: $(cat err)"
 	[ -s err ] && fail "convert --to trace $p printed: $(cat err)"
-	if [ $p = cp ]; then set -- - --stacks; else set -- m.info; fi
+	if [ $p = cp ]; then
+		set -- - --stacks
+	else
+		set -- m.info --records "$("$PPERF" dump m.data | awk '$2 == "sample"' | wc -l)"
+	fi
 	python3 "$ROOT/tests/helper/check-trace.py" $p.trace.json $p.tid.csv $p.sym.csv "$@" ||
 		exit 1
 	import $p.trace.json >$p.tr 2>err || fail "speedscope's importer on the trace $p: $(cat err)"

@@ -51,22 +51,24 @@ if [ -n "$kthread" ]; then
 		fail "kernel thread $kthread: $(cat "$T/err")"
 fi
 
-# Detached while its threads run on their task clocks (as root here), again and again: with
-# channels (-e) each sample is a signal, and one of a clock already on its way when pperf
-# lets go (the kernel sends it at the thread's next return to user mode, closing the clock does
-# not take it back) would kill the program with SIGTRAP; 2 of 30 runs did before pperf took it
+# Detached while its threads run on their task clocks (as root here), again and again: at its
+# signals (where no buffer can be had) each sample is a signal, and one already on its way
+# when pperf lets go (the kernel sends it at the thread's next return to user mode, closing
+# the clock does not take it back) would kill the program with SIGTRAP; 2 of 30 runs did before pperf took it
 # at the detach. 15 programs, each detached from twice after short recordings, in each sampling
-# mode: the task clock's buffer, its signals (-e task-clock), CPU-clock timers' ticks. (On a loaded machine
+# mode: the task clock's buffer (with a channel too), its signals (where no buffer can be had:
+# PPERF_TEST_NO_BUFFERS), CPU-clock timers' ticks. (On a loaded machine
 # the program's 0.5 s may be over before pperf attaches, ASan's the slower: such an attach is
 # refused as it must be, and the round counts for nothing; most rounds must detach twice.)
 # attach_twice MODE: one round; 0 if it detached twice, 1 if the program ended first
 attach_twice() {
-	local mode=$1 pid rc n=0
+	local mode=$1 pid rc n=0 env=()
+	[ "$mode" = signals ] && { env=(PPERF_TEST_NO_BUFFERS=1) mode=cpu; }
 	"$PROGS/truth" bound 0.5 4 >/dev/null &
 	pid=$!
 	sleep 0.05
 	for d in 0.0$((i % 9 + 1)) 0.03; do
-		if "$PPERF" record -q --sampling $mode --duration $d -o "$T/c.data" -p $pid 2>"$T/err"; then
+		if env "${env[@]}" "$PPERF" record -q --sampling $mode --duration $d -o "$T/c.data" -p $pid 2>"$T/err"; then
 			n=$((n + 1))
 		elif [ -d /proc/$pid ] && [ "$(awk '{ print $3 }' /proc/$pid/stat)" != Z ]; then
 			fail "$mode: record -p exited with the program running: $(cat "$T/err")"
@@ -77,7 +79,7 @@ attach_twice() {
 	[ $rc = 0 ] || fail "$mode: the process exited $rc after $n detaches (round $i)"
 	[ $n = 2 ]
 }
-for mode in cpu "cpu -e task-clock" ticks; do
+for mode in cpu "cpu -e task-clock" signals ticks; do
 	done=0
 	for i in $(seq 15); do
 		attach_twice "$mode" && done=$((done + 1))

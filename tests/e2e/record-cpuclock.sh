@@ -1,5 +1,6 @@
 # Sampling at steps of each thread's CPU clock (the default): on its task clock (a perf event
-# that sends it SIGTRAP; root here) or at the ticks of CPU-clock timers that pperf makes inside
+# that writes its samples into a buffer, or sends the thread SIGTRAP where no buffer can be
+# had, forced here with PPERF_TEST_NO_BUFFERS; root here) or at the ticks of CPU-clock timers that pperf makes inside
 # the program (--sampling ticks, and where the task clock is refused), neither ever shows: a
 # thread that blocks every signal is sampled by stops instead and finds no signal of pperf's
 # pending; a program that uses signal 64 itself gets its own and no other; a process that
@@ -12,9 +13,19 @@ S=$PROGS/sigmask
 # waits for its CPU waits with it: beside two CPU hogs the sampler reached 35-60 % of its
 # instants here, and fewer in the suite (hot() got under 20 samples of a 1 s run once), so
 # 2 s and a few samples of each function (none at all if the thread were not sampled).
+# as_mode MODE: the environment (menv) and options (mopts) of --sampling MODE, where the mode
+# `signals` is the task clock's signals with a channel (no buffers)
+as_mode() {
+	if [ "$1" = signals ]; then
+		menv=(PPERF_TEST_NO_BUFFERS=1) mopts=(--sampling cpu -e task-clock)
+	else
+		menv=() mopts=(--sampling $1)
+	fi
+}
 
-for mode in cpu "cpu -g" "cpu -e task-clock" ticks; do
-	"$PPERF" record -q --sampling $mode -o "$T/b.data" -- "$S" blocked 2 >"$T/out" ||
+for mode in cpu "cpu -g" "cpu -e task-clock" signals ticks; do
+	as_mode "$mode"
+	env "${menv[@]}" "$PPERF" record -q "${mopts[@]}" -o "$T/b.data" -- "$S" blocked 2 >"$T/out" ||
 		fail "record --sampling $mode blocked exited $?"
 	grep -qx 'pending 0' "$T/out" ||
 		fail "$mode: a signal of pperf's was pending in a thread that blocks all: $(cat "$T/out")"
@@ -28,7 +39,7 @@ done
 # every sampling instant after: 733 stops and 43 samples at its clock's steps in 1 s, before).
 # (-v's held stops also count a new thread's first stop, the kernel's, where it falls while a
 # sample is being taken: at most one a thread, two here.)
-for mode in cpu "cpu -g"; do
+for mode in cpu "cpu -g" "cpu -e task-clock"; do
 	"$PPERF" record -v --sampling $mode -o "$T/b.data" -- "$S" blocked 1 >/dev/null 2>"$T/err" ||
 		fail "record -v --sampling $mode blocked exited $?"
 	grep -q "^pperf: held .*([0-2] stops)" "$T/err" ||
@@ -61,18 +72,20 @@ own_signals || own_signals || fail "the program got $own of its own signals, $ow
 
 # seccomp: on the task clock nothing is called inside the program (as root here); at ticks the
 # filtered process is sampled by stops, and pperf says why
-for mode in cpu "cpu -g" "cpu -e task-clock" ticks; do
-	"$PPERF" record -v --sampling $mode -o "$T/s.data" -- "$S" seccomp 2 >"$T/out" 2>"$T/err"
+for mode in cpu "cpu -g" "cpu -e task-clock" signals ticks; do
+	as_mode "$mode"
+	env "${menv[@]}" "$PPERF" record -v "${mopts[@]}" -o "$T/s.data" -- "$S" seccomp 2 >"$T/out" \
+		2>"$T/err"
 	rc=$?
 	[ $rc = 0 ] && grep -qx alive "$T/out" ||
 		fail "$mode: a seccomp-filtered program exited $rc under pperf: $(cat "$T/err")"
 	case $mode in
 	ticks) grep -q 'seccomp' "$T/err" || fail "no word of the seccomp fallback: $(cat "$T/err")" ;;
-	# without channels its samples come through buffers (stacks too), with them at signals
-	cpu | "cpu -g") grep -q 'threads timed: 2 on the task clock, 2 of them through a buffer' "$T/err" ||
+	signals) grep -q 'threads timed: 2 on the task clock, 0 of them through a buffer' "$T/err" ||
+		fail "the seccomp-filtered program was not on its task clock's signals: $(cat "$T/err")" ;;
+	# its samples come through buffers (stacks and channels too)
+	*) grep -q 'threads timed: 2 on the task clock, 2 of them through a buffer' "$T/err" ||
 		fail "the seccomp-filtered program was not on its task clock's buffer: $(cat "$T/err")" ;;
-	*) grep -q 'threads timed: 2 on the task clock, 0 of them through a buffer' "$T/err" ||
-		fail "the seccomp-filtered program was not on its task clock: $(cat "$T/err")" ;;
 	esac
 	"$PPERF" report --format csv --sort sym "$T/s.data" >"$T/rep" || fail "report seccomp"
 	awk -F, '$NF == "hot" && $2 >= 10 { f = 1 } END { exit !f }' "$T/rep" ||
@@ -93,10 +106,11 @@ grep -q "'cpu', 'ticks' or 'snapshot'" "$T/err" || fail "bad --sampling message:
 # hot phase's share near the program's own account, and little left to nobody (the program never
 # sleeps). Near, not within a point or two: energy changes hands only at the ticks, so each phase
 # change is blurred by the time to the next tick, and while the program waits for a CPU the
-# power it claims goes to its next tick too (2-4 points alone, 10 beside the other tests; the
-# snapshots, the default with channels, hand it over every period).
-"$PPERF" record -q --sampling cpu -e task-clock -o "$T/e.data" -- "$PROGS/power-phases" "$T/log.csv" 1.2 \
-	>"$T/own" 2>"$T/err" || fail "record --sampling cpu -e: $(cat "$T/err")"
+# power it claims goes to its next tick too (2-4 points alone, 10 beside the other tests; on the
+# task clock's buffers, the default with channels, each sample has the readings of its own
+# instant: report-energy.sh holds them to 3 points).
+"$PPERF" record -q --sampling ticks -e task-clock -o "$T/e.data" -- "$PROGS/power-phases" "$T/log.csv" 1.2 \
+	>"$T/own" 2>"$T/err" || fail "record --sampling ticks -e: $(cat "$T/err")"
 "$PPERF" merge "$T/e.data" "$T/log.csv" --clock realtime --name meter -o "$T/m.data" 2>"$T/err" ||
 	fail "merge: $(cat "$T/err")"
 "$PPERF" report --sort sym "$T/m.data" >"$T/rep" || fail "report"

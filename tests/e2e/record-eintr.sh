@@ -4,7 +4,9 @@
 # early), beside a busy thread (tests/progs/eintr, about 5,000 calls a second), run idle and
 # beside one CPU hog per CPU started here, and as nobody, in every sampling mode (the task
 # clock, as root here, its samples read from a buffer (also with -g: the kernel walks the
-# stacks), or with channels (-e) at stops for its signal; CPU-clock timers' ticks, as nobody where perf_event_paranoid is 2 or more;
+# stacks; and with channels, -e), or at stops for its signal where no buffer can be had (forced
+# here with PPERF_TEST_NO_BUFFERS); CPU-clock timers' ticks, as nobody where
+# perf_event_paranoid is 2 or more;
 # snapshots), also while they are sent signals they ignore (which stop a traced thread): not one
 # EINTR, not one early return, as without pperf. On the task clock's buffer no thread is ever
 # stopped or signalled for a sample; sampled at signals of their CPU clocks, sleeping threads
@@ -57,7 +59,7 @@ runs() {
 # PROF and VIRT times the count. Beside busy processes each stop of a thread between two ticks
 # hands its CPU to one of them, which then often holds it over the next tick: the thread is
 # charged fewer ticks than it ran (README, Limits). At ticks (--sampling ticks) the stops come
-# right after a tick, charged to the thread; at the task clock's signals (-e) at any point
+# right after a tick, charged to the thread; at the task clock's signals at any point
 # between two (15-20 of 30 measured at 1 kHz, 26-29 without pperf), and "idle" is only as idle
 # as the machine the suite runs on (19-21 of 30 with the suite beside two CPU hogs): the idle
 # bound. Beside the hogs, with the ASan suite running beside two more: 9 and 8 of 30 once, so
@@ -90,22 +92,28 @@ timers_snapshot() {
 }
 
 runs "idle" 20
-runs "idle, task clock's signals (-e task-clock)" 5 --sampling cpu -e task-clock
+runs "idle, with a channel (-e task-clock)" 5 -e task-clock
+PPERF_TEST_NO_BUFFERS=1 runs "idle, task clock's signals (buffers refused)" 5 -e task-clock
 runs "idle, snapshots" 10 --sampling snapshot
 runs "idle, ticks" 5 --sampling ticks
 runs "idle, signals it ignores" 5 -- ignored
 runs "idle, snapshots, signals it ignores" 5 --sampling snapshot -- ignored
 timers "idle" 0.75 0.7
-timers "idle, task clock's signals (-e task-clock)" 0.35 0.3 --sampling cpu -e task-clock
+timers "idle, with a channel (-e task-clock)" 0.75 0.7 -e task-clock
+PPERF_TEST_NO_BUFFERS=1 timers "idle, task clock's signals (buffers refused)" 0.35 0.3 -e task-clock
 timers "idle, ticks" 0.75 0.7 --sampling ticks
 start_hogs
 runs "beside $(nproc) CPU hogs" 20
-runs "beside $(nproc) CPU hogs, task clock's signals (-e task-clock)" 10 --sampling cpu -e task-clock
+runs "beside $(nproc) CPU hogs, with a channel (-e task-clock)" 10 -e task-clock
+PPERF_TEST_NO_BUFFERS=1 runs "beside $(nproc) CPU hogs, task clock's signals (buffers refused)" 10 \
+	-e task-clock
 runs "beside $(nproc) CPU hogs, ticks" 10 --sampling ticks
 runs "beside $(nproc) CPU hogs, snapshots" 10 --sampling snapshot
 runs "beside $(nproc) CPU hogs, snapshots, signals it ignores" 5 --sampling snapshot -- ignored
 timers "beside $(nproc) CPU hogs" 0.75 0.7
-timers "beside $(nproc) CPU hogs, task clock's signals (-e task-clock)" 0.25 0.2 --sampling cpu -e task-clock
+timers "beside $(nproc) CPU hogs, with a channel (-e task-clock)" 0.75 0.7 -e task-clock
+PPERF_TEST_NO_BUFFERS=1 timers "beside $(nproc) CPU hogs, task clock's signals (buffers refused)" 0.25 0.2 \
+	-e task-clock
 timers "beside $(nproc) CPU hogs, ticks" 0.75 0.7 --sampling ticks
 timers_snapshot "beside $(nproc) CPU hogs"
 if [ ${#asuser[@]} -gt 0 ]; then

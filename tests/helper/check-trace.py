@@ -1,6 +1,7 @@
 """Checks a `pperf convert --to trace` file against the profile's report (convert-formats.sh).
 
     python3 check-trace.py TRACE.json REPORT-BY-TID.csv REPORT-BY-SYM.csv INFO|- [--stacks]
+                           [--records N]
 
 Reads the file with Python's json and checks the documented fields of the JSON object format:
 every complete event ("ph":"X") has its name, pid, tid, ts, dur and stack frame, no longer than
@@ -8,7 +9,8 @@ its CPU time, and a thread's events do not overlap; the CPU time by thread and b
 the report's, to the nanosecond; every thread and process is named by a metadata event; stack
 frames have their parents (--stacks: every stack goes through main, one is c <- d <- a). With
 the profile's `pperf info` (INFO), its system channels are counter tracks ("ph":"C") whose
-integral is the channel's energy, and its per-thread counters add up to the report's.
+integral is the channel's energy (one event at each of the profile's N sample records), and its
+per-thread counters add up to the report's.
 Prints what it checked; exits 1 with "FAIL: ..." otherwise.
 """
 import collections
@@ -29,6 +31,7 @@ def check(cond, what):
 
 path, tid_csv, sym_csv, info = sys.argv[1:5]
 stacks = "--stacks" in sys.argv[5:]
+records = int(sys.argv[sys.argv.index("--records") + 1]) if "--records" in sys.argv[5:] else None
 d = json.load(open(path))
 check(d.get("displayTimeUnit") == "ns", "displayTimeUnit %r" % d.get("displayTimeUnit"))
 ev, frames = d["traceEvents"], d["stackFrames"]
@@ -89,11 +92,11 @@ if info == "-":
     check(not cs, "counters without channels")
 else:
     meter = sorted((e for e in cs if e["name"] == "meter"), key=lambda e: e["ts"])
-    # one event at every sample: as many as the profile has samples (how many that is depends
-    # on how often the sampler got a CPU: a few hundred idle, under 100 beside CPU hogs with
-    # ASan, where it misses most deadlines)
-    lines = open(info).read().split("\n")
-    samples = int([l for l in lines if l.startswith("samples ")][0].split()[1])
+    # one event at every sample record of the profile (how many that is depends on how often
+    # the sampler got a CPU, and on the task clock on the threads' CPU time too: each sample
+    # of its buffers is a record)
+    samples = records
+    check(samples is not None, "no --records N with the info")
     check(len(meter) == samples and samples > 1 and all(e["args"].get("W", 0) > 0 for e in meter),
           "meter counter events: %d for %d samples, e.g. %r" % (len(meter), samples, meter[:1]))
     check(all(e["pid"] == xs[0]["pid"] for e in meter), "the counter track is not the process's")

@@ -1,0 +1,42 @@
+/*
+ * Channel readings at instants they were not read at: the samples of a task clock's buffer are
+ * read after the fact, in batches, and each must carry the channels as they stood at its own
+ * instant, not at the batch's read. A reading_line holds the readings last written (its start)
+ * and one taken now (its end), and gives the values at any point between them on the straight
+ * line that joins them: a system channel's over wall time, a thread's counters over its CPU
+ * time. A consumer that charges a reading's increase to the sample it ends at (formats/attrib.h)
+ * then charges each sample the part of the increase that its own stretch of time holds.
+ */
+#ifndef PPERF_READINGS_H
+#define PPERF_READINGS_H
+
+#include <stdint.h>
+
+struct reading_line {
+	uint32_t n;	       /* channels */
+	int has_start, has_end;
+	uint64_t start_at, end_at; /* the instants of the two readings (ns of any one clock) */
+	int64_t *start, *end;	   /* n values each */
+};
+
+/* A line of n channels with neither reading yet (n may be 0: every call then does nothing). */
+void reading_line_init(struct reading_line *l, uint32_t n);
+void reading_line_release(struct reading_line *l);
+
+/* The readings last written, taken at `at`: the line's start. */
+void reading_line_start(struct reading_line *l, uint64_t at, const int64_t *values);
+
+/* A reading just taken, at `at`: the line's end. */
+void reading_line_end(struct reading_line *l, uint64_t at, const int64_t *values);
+
+/*
+ * The values at `at` into out: on the line between its two readings; the end's at or past the
+ * end, or where there is no start; the start's at or before the start. 0, or -1 (out left
+ * alone) while the line has no end.
+ */
+int reading_line_at(const struct reading_line *l, uint64_t at, int64_t *out);
+
+/* Once every sample up to the end is written: the end is the start of what comes next. */
+void reading_line_advance(struct reading_line *l);
+
+#endif

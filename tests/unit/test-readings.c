@@ -1,0 +1,74 @@
+/*
+ * Channel readings between two reads (sampler/readings.h): the values at an instant on the line
+ * between the start and the end, the end's where there is no start, the ends' past them, exact
+ * for counts and spans whose product passes 2^63, rises and falls alike.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../sampler/readings.h"
+#include "check.h"
+
+int main(void)
+{
+	struct reading_line l;
+	int64_t a[2] = { 100, 1000 }, b[2] = { 300, 400 }, out[2] = { -1, -1 };
+
+	reading_line_init(&l, 2);
+	CHECK(reading_line_at(&l, 5, out) == -1 && out[0] == -1, "values with no reading");
+	/* no start: the end's values, wherever asked */
+	reading_line_end(&l, 2000, b);
+	CHECK(reading_line_at(&l, 1000, out) == 0 && out[0] == 300 && out[1] == 400,
+	      "no start: %" PRId64 " %" PRId64, out[0], out[1]);
+	reading_line_start(&l, 1000, a);
+	reading_line_end(&l, 2000, b);
+	CHECK(reading_line_at(&l, 1500, out) == 0 && out[0] == 200 && out[1] == 700,
+	      "halfway: %" PRId64 " %" PRId64, out[0], out[1]);
+	CHECK(reading_line_at(&l, 1250, out) == 0 && out[0] == 150 && out[1] == 850,
+	      "a quarter: %" PRId64 " %" PRId64, out[0], out[1]);
+	CHECK(reading_line_at(&l, 999, out) == 0 && out[0] == 100 && out[1] == 1000,
+	      "before the start: %" PRId64, out[0]);
+	CHECK(reading_line_at(&l, 2001, out) == 0 && out[0] == 300 && out[1] == 400,
+	      "past the end: %" PRId64, out[0]);
+	/* the values never leave the two readings' range, so consecutive samples' increases add
+	 * up to the whole rise */
+	{
+		int64_t prev = 100, sum = 0;
+
+		for (uint64_t at = 1000; at <= 2000; at += 7) {
+			reading_line_at(&l, at, out);
+			CHECK(out[0] >= prev && out[0] <= 300, "at %" PRIu64 ": %" PRId64, at, out[0]);
+			sum += out[0] - prev;
+			prev = out[0];
+		}
+		reading_line_at(&l, 2000, out);
+		sum += out[0] - prev;
+		CHECK(sum == 200, "the increases add up to %" PRId64, sum);
+	}
+	/* the end is the next start */
+	reading_line_advance(&l);
+	CHECK(l.start_at == 2000 && l.start[0] == 300 && l.start[1] == 400, "advance");
+	/* a large count over a long span: exact, no overflow */
+	{
+		int64_t big0[2] = { 0, INT64_MAX }, big1[2] = { INT64_MAX - 1, 0 };
+
+		reading_line_start(&l, 0, big0);
+		reading_line_end(&l, 4000000000ULL, big1);
+		reading_line_at(&l, 2000000000ULL, out);
+		CHECK(out[0] == (INT64_MAX - 1) / 2 && out[1] == INT64_MAX - INT64_MAX / 2,
+		      "large: %" PRId64 " %" PRId64, out[0], out[1]);
+	}
+	/* a start at or after the end (a reading written after the line's end was taken): the
+	 * end's values */
+	reading_line_start(&l, 5000000000ULL, a);
+	CHECK(reading_line_at(&l, 4500000000ULL, out) == 0 && out[0] == INT64_MAX - 1,
+	      "start past the end: %" PRId64, out[0]);
+	reading_line_release(&l);
+	/* no channels: nothing to do */
+	reading_line_init(&l, 0);
+	reading_line_end(&l, 1, a);
+	CHECK(reading_line_at(&l, 1, out) == -1, "no channels");
+	reading_line_release(&l);
+	return failures ? 1 : 0;
+}
