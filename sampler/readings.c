@@ -41,8 +41,12 @@ void reading_line_end(struct reading_line *l, uint64_t at, const int64_t *values
 
 int reading_line_at(const struct reading_line *l, uint64_t at, int64_t *out)
 {
-	if (!l->n || !l->has_end)
+	if (!l->n || (!l->has_end && !l->has_start))
 		return -1;
+	if (!l->has_end) {
+		memcpy(out, l->start, l->n * sizeof(*out));
+		return 0;
+	}
 	if (!l->has_start || at >= l->end_at || l->start_at >= l->end_at) {
 		memcpy(out, l->end, l->n * sizeof(*out));
 		return 0;

@@ -1790,8 +1790,9 @@ static void thread_line_end(struct tracer *t, struct task *task)
 	    read(task->ring.fd, &count, sizeof(count)) != sizeof(count))
 		return;
 	memset(t->thr_read, 0, task->chans.n * sizeof(*t->thr_read));
-	pmu_set_read_thread(t->o.pmus, task->tid, t->thr_read);
-	reading_line_end(&task->chans, task->ring_cpu0 + count, t->thr_read);
+	/* (unread, the samples keep the values last read: their increase is left to the next) */
+	if (pmu_set_read_thread(t->o.pmus, task->tid, t->thr_read) == 0)
+		reading_line_end(&task->chans, task->ring_cpu0 + count, t->thr_read);
 }
 
 /*

@@ -17,6 +17,12 @@ int main(void)
 
 	reading_line_init(&l, 2);
 	CHECK(reading_line_at(&l, 5, out) == -1 && out[0] == -1, "values with no reading");
+	/* no end: the start's values */
+	reading_line_start(&l, 10, a);
+	CHECK(reading_line_at(&l, 20, out) == 0 && out[0] == 100 && out[1] == 1000,
+	      "no end: %" PRId64 " %" PRId64, out[0], out[1]);
+	reading_line_release(&l);
+	reading_line_init(&l, 2);
 	/* no start: the end's values, wherever asked */
 	reading_line_end(&l, 2000, b);
 	CHECK(reading_line_at(&l, 1000, out) == 0 && out[0] == 300 && out[1] == 400,
