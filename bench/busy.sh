@@ -3,7 +3,8 @@
 # beside one CPU hog per CPU (started here), at the default priority, for 1 and 4 threads, in
 # each sampling mode (cpu: the task clock, as root, through its buffers; "cpu -g": the same with
 # the kernel's walk of the call stacks; "cpu --call-graph dwarf": the same with the kernel's
-# 8 KiB stack copies; ticks; snapshot; and "nobody: cpu", what an unprivileged user
+# 8 KiB stack copies; "cpu -e task-clock": the same with a channel, read at every sampling
+# instant; ticks; snapshot; and "nobody: cpu", what an unprivileged user
 # gets where perf_event_paranoid is 2: user time on the task clock through buffers of user
 # mode alone, the kernel's at ticks and page-fault samples): what the program pays
 # (its wall time under pperf against its wall time without, in the same condition), how many
@@ -18,7 +19,7 @@ runs=${2:-5}
 pperf=$build/pperf spin=$build/bench/spin
 tmp=$(mktemp -d /tmp/pperf-busy.XXXXXX)
 chmod 777 "$tmp" # (nobody writes its profiles there)
-modes=("cpu" "cpu -g" "cpu --call-graph dwarf" ticks snapshot)
+modes=("cpu" "cpu -g" "cpu --call-graph dwarf" "cpu -e task-clock" ticks snapshot)
 [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && modes+=("nobody: cpu")
 if [ -n "${MODES:-}" ]; then
 	IFS=, read -r -a modes <<<"$MODES"

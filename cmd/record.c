@@ -405,13 +405,14 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 		meta.flags |= META_RANDOMIZED;
 	if (a->topt.call_graph)
 		meta.flags |= META_CALL_GRAPH;
-	/* Each thread on its CPU clock, unless asked for; with channels, only on its task clock
-	 * (a system-wide reading is shared out per interval: the task clock's buffers give each
-	 * sample its own, snapshots intervals of a period, ticks of HZ). */
+	/* Each thread on its CPU clock, unless asked for; with channels, only on its task clock,
+	 * kernel-mode or user-mode (a system-wide reading is shared out per interval: the task
+	 * clock's buffers give each sample its own, snapshots intervals of a period, ticks of HZ). */
 	a->topt.cpu_clock = a->sampling == SAMPLING_TICKS ? CPU_CLOCK_TICKS :
 			    a->sampling == SAMPLING_CPU ||
 					    (a->sampling == SAMPLING_AUTO &&
-					     (pmus.nr_channels == 0 || perfclock_usable() == 0)) ?
+					     (pmus.nr_channels == 0 || perfclock_usable() == 0 ||
+					      perfclock_user_usable() == 0)) ?
 						    CPU_CLOCK_EXACT :
 						    CPU_CLOCK_NONE;
 	if (a->topt.cpu_clock == CPU_CLOCK_EXACT) {
@@ -423,7 +424,7 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 			a->task_clock_errno = -err;
 			/* user time on the task clock all the same, through buffers of user
 			 * mode alone; the ticks place the time in the kernel */
-			a->topt.user_ring = !pmus.nr_channels && perfclock_user_usable() == 0;
+			a->topt.user_ring = perfclock_user_usable() == 0;
 			if (a->topt.user_ring)
 				meta.flags |= META_USER_CLOCK;
 		} else {

@@ -199,25 +199,33 @@ static void redither(struct tracer *t, struct task *task)
 	uint64_t count;
 
 	/*
-	 * Of user mode alone (kernel_weight()), its samples stand for their steps, the time
-	 * between them: a step cut short here (since the step's last end, at a sample or
-	 * dropped in the kernel, at whole steps from the last sample or change) was the thread's
-	 * too. Its next sample stands for that too (left out, the shares came out 5 % low), as
-	 * user time if the thread has been seen only there since (it is changed only after user
-	 * samples: drain_rings()), else as much as its share of user time says.
+	 * Through a buffer its samples stand for their steps, the time between them: a step cut
+	 * short here (since the step's last end, at a sample, or of user mode alone dropped in
+	 * the kernel, at whole steps from the last sample or change) was the thread's too. Its
+	 * next sample stands for that too (left out of user mode alone, the shares came out 5 %
+	 * low), as user time if the thread has been seen only there since (it is changed only
+	 * after user samples: drain_rings()), else as much as its share of user time says.
 	 */
-	if (task->kticks && task->clock_period &&
+	if (task->ring.base && task->clock_period &&
 	    read(task->ring.fd, &count, sizeof(count)) == sizeof(count)) {
 		uint64_t from = task->step_origin > task->ring.last_clock ? task->step_origin :
 									      task->ring.last_clock;
 		double share = count ? (double)task->ring_user / (double)count : 1;
 
-		/* a step's end since is one it dropped: in the kernel then, maybe since */
-		if (count > from)
-			task->ring_owed += count - from < task->clock_period ?
-						   (double)(count - from) :
-						   (double)((count - from) % task->clock_period) *
-							   (share < 1 ? share : 1);
+		/* a step's end since is one it dropped: in the kernel then, maybe since (on the
+		 * task clock, which counts the kernel's time too, none is dropped) */
+		if (count > from && (task->kticks || count - from < task->clock_period)) {
+			double owed = count - from < task->clock_period ?
+					      (double)(count - from) :
+					      (double)((count - from) % task->clock_period) *
+						      (share < 1 ? share : 1);
+
+			task->ring_owed += owed;
+			/* user time now, not at the sample that will stand for it: the page
+			 * faults' samples in between share out the CPU time less the user
+			 * time (fault_weight(); 2 points too much for them, once late) */
+			task->ring_user += (uint64_t)(owed + 0.5);
+		}
 		task->step_origin = count;
 	}
 	task->clock_period = dithered(t);
@@ -561,6 +569,41 @@ static uint64_t syscall_insn(struct process *p)
 }
 
 /*
+ * With per-thread channels: a thread's counters now, with its task clock's count (its CPU time,
+ * or its user time on a clock of user mode alone), where the samples of its buffer find their
+ * values (readings.h): the end of their line (thread_line_end(), at a read of the buffers), or
+ * its start (where the buffer is opened).
+ */
+static int thread_line_read(struct tracer *t, struct task *task, uint64_t *at)
+{
+	uint64_t count;
+
+	if (!task->chans.n || !task->ring.base ||
+	    read(task->ring.fd, &count, sizeof(count)) != sizeof(count))
+		return -1;
+	*at = task->ring_cpu0 + count;
+	memset(t->thr_read, 0, task->chans.n * sizeof(*t->thr_read));
+	/* (unread, the samples keep the values last read: their increase is left to the next) */
+	return pmu_set_read_thread(t->o.pmus, task->tid, t->thr_read);
+}
+
+static void thread_line_end(struct tracer *t, struct task *task)
+{
+	uint64_t at;
+
+	if (thread_line_read(t, task, &at) == 0)
+		reading_line_end(&task->chans, at, t->thr_read);
+}
+
+static void thread_line_start(struct tracer *t, struct task *task)
+{
+	uint64_t at;
+
+	if (thread_line_read(t, task, &at) == 0)
+		reading_line_start(&task->chans, at, t->thr_read);
+}
+
+/*
  * Give a task the kernel's task clock as its timer (perfclock.h), where perf_event_open()
  * allows it: no call made inside the program, and instants at exact steps of its CPU time, not
  * at scheduler ticks. Returns 1 if the task has it (or waits to, blocking its signal), 0 to go
@@ -574,13 +617,16 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 
 	if (t->o.cpu_clock != CPU_CLOCK_EXACT || t->task_clock < 0)
 		return 0;
-	/* samples in a buffer: no signal, nothing made in the thread */
-	if (t->ring && perfclock_open_ring(task->tid, dithered(t),
+	/* samples in a buffer: no signal, nothing made in the thread (each of its samples
+	 * stands for the step in force) */
+	task->clock_period = dithered(t);
+	if (t->ring && perfclock_open_ring(task->tid, task->clock_period,
 					   t->o.call_graph == CALL_GRAPH_FP ? STACK_MAX_DEPTH : 0,
 					   t->o.call_graph == CALL_GRAPH_DWARF ? t->o.stack_size : 0,
 					   &task->ring) == 0) {
 		task->perf_fd = task->ring.fd;
-		task->ring_clock = 0;
+		task->ring_clock = task->step_origin = 0;
+		task->ring_owed = 0;
 		t->st.ring_threads++;
 		goto armed;
 	}
@@ -615,12 +661,7 @@ armed:
 	task->clock_perf = 1;
 	cputime_read(&task->cputime, &task->clock_cpu_ns, NULL);
 	task->ring_cpu0 = task->clock_cpu_ns; /* (its buffer's samples count from there) */
-	if (task->ring.base && task->chans.n) {
-		/* its counters' line starts here, where its buffer's samples start */
-		memset(t->thr_read, 0, task->chans.n * sizeof(*t->thr_read));
-		pmu_set_read_thread(t->o.pmus, task->tid, t->thr_read);
-		reading_line_start(&task->chans, task->ring_cpu0, t->thr_read);
-	}
+	thread_line_start(t, task); /* where its buffer's samples start */
 	task->timer_state = TIMER_ARMED;
 	t->task_clock = 1;
 	t->st.task_clock_threads++;
@@ -694,6 +735,7 @@ static void open_user_ring(struct tracer *t, struct task *task)
 	task->ring_user = task->step_origin = 0;
 	task->kt_calls = task->kt_faults = task->ring_owed = 0;
 	task->kticks = 1;
+	thread_line_start(t, task);
 }
 
 /*
@@ -1529,7 +1571,7 @@ static void take_thread(struct tracer *t, struct task *task)
 	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
 	int stopped = task->state == TASK_STOPPED && task->sampled;
 	uint32_t n = t->nts, nr_dwarf = 0;
-	uint64_t fp = 0, sp = 0, before, *dwarf = NULL;
+	uint64_t fp = 0, sp = 0, before, line_at, *dwarf = NULL;
 	struct sched_counts sched;
 	struct profile_tsample *s;
 	struct call_exit call = { .nr = -1 };
@@ -1557,14 +1599,16 @@ static void take_thread(struct tracer *t, struct task *task)
 	task->taken_at = n;
 	before = task->cpu_ns;
 	cputime_read(&task->cputime, &task->cpu_ns, &sched);
+	line_at = task->cpu_ns;
 	if (task->ring.base) {
 		/* the count of its task clock, which its samples in the buffer are stamped with:
 		 * the CPU times of the thread's samples then follow each other */
 		uint64_t count;
 
-		if (read(task->ring.fd, &count, sizeof(count)) == sizeof(count))
-			task->cpu_ns = task->ring_cpu0 + count > before ? task->ring_cpu0 + count :
-									 before;
+		if (read(task->ring.fd, &count, sizeof(count)) == sizeof(count)) {
+			line_at = task->ring_cpu0 + count;
+			task->cpu_ns = line_at > before ? line_at : before;
+		}
 	}
 	task->last_delta = task->cpu_ns > before ? task->cpu_ns - before : 0;
 	s = &t->ts[n];
@@ -1605,7 +1649,7 @@ static void take_thread(struct tracer *t, struct task *task)
 		memset(v, 0, nch * sizeof(*v));
 		pmu_set_read_thread(t->o.pmus, task->tid, v);
 		s->values = v;
-		reading_line_start(&task->chans, task->cpu_ns, v);
+		reading_line_start(&task->chans, line_at, v);
 	}
 	t->nts = n + 1;
 }
@@ -1691,13 +1735,18 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 		goto take;
 	}
 	/*
-	 * One period, every sample alike, though the steps are random (redither()): how long
-	 * a step was does not depend on where its sample fell, so counting them is enough.
-	 * Samples the kernel dropped (its buffer full while the sampler did not run) fell where
-	 * they fell, whatever the code: their CPU time is not this sample's, and the readers'
-	 * per-thread scale spreads it over the thread's samples around (weighing this one by it
-	 * gave shares 2 points off after 1.5 s without the sampler). (A stop for a signal is
-	 * another matter: see task_weigh().)
+	 * Its step, the CPU time since the one before (of user mode alone, user time: the
+	 * others ended in the kernel, where they were dropped), with the part of a step cut
+	 * short when the step changed before it (redither()). The steps are random, but a
+	 * step is in force for several samples: counted alike, the samples of a phase of the
+	 * program 100 ms long stood for its CPU time give or take a tenth (a function's share
+	 * 2-3 points off on a loaded machine), where their steps add up to it. How long a step
+	 * was does not depend on where its sample fell: no code gains by it. Samples the kernel
+	 * dropped (its buffer full while the sampler did not run) fell where they fell,
+	 * whatever the code: their CPU time is not this sample's, and the readers' per-thread
+	 * scale spreads it over the thread's samples around (weighing this one by it gave
+	 * shares 2 points off after 1.5 s without the sampler). (A stop for a signal is another
+	 * matter: see task_weigh().)
 	 */
 	task->ring_clock = rs->clock;
 	/* never below what an earlier sample said (read at a stop a moment later) */
@@ -1705,10 +1754,11 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 	if (cpu < task->cpu_ns)
 		cpu = task->cpu_ns;
 	task->cpu_ns = cpu;
-	if (task->kticks) {
-		/* its step (user time: the others ended in the kernel, where it was dropped) */
-		weight = rs->step + (uint64_t)(task->ring_owed + 0.5);
+	weight = rs->step ? rs->step : t->period_ns;
+	if (task->kticks)
 		task->ring_user += weight;
+	if (task->ring_owed > 0 && rs->clock > task->step_origin) {
+		weight += (uint64_t)(task->ring_owed + 0.5);
 		task->ring_owed = 0;
 	}
 take:
@@ -1718,9 +1768,11 @@ take:
 					     .tid = (uint32_t)task->tid, .pc = rs->pc, .cpu_ns = cpu,
 					     .state = TS_ONCPU, .cpu_weight = weight };
 	if (task->chans.n) {
+		/* on the line of its clock's count (a page fault's sample: the count at the
+		 * clock's sample before it) */
 		int64_t *v = t->thr_values + (size_t)n * task->chans.n;
 
-		if (reading_line_at(&task->chans, cpu, v) == 0)
+		if (reading_line_at(&task->chans, task->ring_cpu0 + task->ring_clock, v) == 0)
 			t->ts[n].values = v;
 	}
 	if (ring->stack_size && rs->nr_regs && rs->nr_regs <= USTACK_MAX_REGS) {
@@ -1776,23 +1828,6 @@ static struct perfclock_bufs rs_room(struct tracer *t, const struct perfclock_ri
 		t->rs_stack = xreallocarray(t->rs_stack, t->rs_copies_alloc, ring->stack_size);
 	}
 	return (struct perfclock_bufs){ t->rs_frames, t->rs_regs, t->rs_stack };
-}
-
-/*
- * With per-thread channels: a thread's counters now, with its task clock's count, the end of
- * the line on which the samples just read from its buffer find their values (readings.h).
- */
-static void thread_line_end(struct tracer *t, struct task *task)
-{
-	uint64_t count;
-
-	if (!task->chans.n || task->kticks ||
-	    read(task->ring.fd, &count, sizeof(count)) != sizeof(count))
-		return;
-	memset(t->thr_read, 0, task->chans.n * sizeof(*t->thr_read));
-	/* (unread, the samples keep the values last read: their increase is left to the next) */
-	if (pmu_set_read_thread(t->o.pmus, task->tid, t->thr_read) == 0)
-		reading_line_end(&task->chans, task->ring_cpu0 + count, t->thr_read);
 }
 
 /*

@@ -132,6 +132,9 @@ if [ ${#asuser[@]} -gt 0 ]; then
 	check "as nobody: work 0.3 ms, sleep 0.7 ms" --nobody -- duty 6 300 700
 	check "as nobody: page faults and munmap, then work" --nobody -- faults 4
 	check "as nobody: a long system call (munmap of 64 MiB), then work" --nobody -- munmap 4
+	# with a channel too (at paranoid 3, snapshots: see their guards below)
+	[ $user_clock = 1 ] && check "as nobody with a channel: page faults and munmap, then work" \
+		--nobody --channel -- faults 4
 fi
 # munmap of 64 MiB: milliseconds in the kernel, whose several overflows of the task clock come
 # as one signal at the call's end (it got 1.5 % instead of 5.7 when each such sample stood
@@ -217,6 +220,8 @@ if [ ${#asuser[@]} -gt 0 ] && [ $user_clock = 1 ]; then
 	check "as nobody: work then sleep beside $(nproc) CPU hogs" --nobody -- duty 8 300 700
 	check "as nobody: page faults and munmap beside $(nproc) CPU hogs" --nobody -- faults 8
 	check "as nobody: a long system call beside $(nproc) CPU hogs" --nobody -- munmap 6
+	check "as nobody with a channel: one CPU-bound thread beside $(nproc) CPU hogs" --nobody \
+		--channel -- bound 6 1
 elif [ ${#asuser[@]} -gt 0 ]; then
 	# at the ticks alone (perf_event_paranoid 3): the ticks' lean above
 	check "as nobody beside $(nproc) CPU hogs" --nobody --guard 7 -- bound 8 1
