@@ -52,7 +52,7 @@ static const char record_usage[] =
 	"      --sampling snapshot\n"
 	"                         stop every thread at once at each sampling instant\n"
 	"                         (upstream pperf's way; the default with --pmu or -e where\n"
-	"                         the task clock is refused its kernel-mode samples)\n"
+	"                         the task clock is refused altogether)\n"
 	"  -r, --randomize        take the first sample at a random point of the first period\n"
 	"      --core-isolation   run the sampler on the last online CPU, the program on the others\n"
 	"      --fifo PRIO        run the sampler (only) with SCHED_FIFO priority PRIO (1-99)\n"
