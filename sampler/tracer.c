@@ -1833,10 +1833,10 @@ static struct perfclock_bufs rs_room(struct tracer *t, const struct perfclock_ri
 /*
  * Write the samples in the task clocks' buffers, of every thread, in time order, each as a
  * sample of its thread alone, with the channels as they stood at its time (on the line between
- * the last reading written and one taken now); at a sampling instant (`instant`), each thread's last one is
- * kept as its thread-sample in the sample about to be taken, as a stop for a clock's signal
- * is: a sample stands for one instant of every thread (a record of one thread between two
- * instants would cut the others' wall time short). Not while a sample is being taken: at the
+ * the last reading written and one taken now); at a sampling instant (`instant`), each
+ * thread's last one is kept as its thread-sample in the sample about to be taken, as a stop
+ * for a clock's signal is: a sample stands for one instant of every thread (a record of one
+ * thread between two instants would cut the others' wall time short). Not while a sample is being taken: at the
  * next chance (each sampling instant, an exec, a thread's end).
  */
 static void drain_rings(struct tracer *t, int instant)
