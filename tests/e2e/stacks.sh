@@ -58,11 +58,12 @@ expect_eq "--call-graph bogus exit" $? 2
 "$PPERF" convert --to collapsed --weight nosuch -i "$T/cp.data" 2>"$T/err"
 expect_eq "bad --weight exit" $? 2
 # A channel as the weight: task-clock, the threads' CPU time counted by perf_event, weighs the
-# stacks as the CPU time does. Within 20 %, not closer: the CPU-time weight of a snapshot is the
-# estimator's (task_weigh(): a sampler that comes late on a busy machine gets a capped weight),
-# the channel's the raw count between two stops, and they part on a loaded machine (1 s: 10.5 %
-# once in five suites beside two CPU hogs; 0.3 s: 13-20 % under ASan). A channel charged to
-# the wrong stacks would be off by its whole share.
+# stacks as the CPU time does. Through the task clock's buffer (a channel's default as root)
+# each sample's count lies on the line between two reads of the thread's counters, over its
+# CPU time, so the two agree within a tenth of a point here (41.02/40.93, 40.87/40.82); held
+# to 5 % of the share. (In snapshots, as channels were sampled before, the channel's count
+# between two stops parted from the estimator's CPU weight on a loaded machine: 10-20 %.) A
+# channel charged to the wrong stacks would be off by its whole share.
 if "$PPERF" record -q -g -e task-clock -o "$T/tc.data" -- "$PROGS/callpaths" 1 >/dev/null 2>"$T/err"; then
 	"$PPERF" convert --to collapsed --weight task-clock -i "$T/tc.data" >"$T/tc.folded" 2>"$T/err" ||
 		fail "--weight task-clock: $(cat "$T/err")"
@@ -73,7 +74,7 @@ if "$PPERF" record -q -g -e task-clock -o "$T/tc.data" -- "$PROGS/callpaths" 1 >
 	read -r tc tc_all < <(share "$T/tc.folded")
 	read -r cpu cpu_all < <(share "$T/cpu.folded")
 	echo "a;d;c: $tc% of task-clock ($tc_all ns in all), $cpu% of CPU time ($cpu_all ns)"
-	awk -v a="$tc" -v b="$cpu" 'BEGIN { exit !(b > 0 && a > 0.8 * b && a < 1.2 * b) }' ||
+	awk -v a="$tc" -v b="$cpu" 'BEGIN { exit !(b > 0 && a > 0.95 * b && a < 1.05 * b) }' ||
 		fail "a;d;c weighs $tc% of task-clock, $cpu% of CPU time"
 else
 	echo "no channel weight checked: record -e task-clock failed: $(cat "$T/err")"
