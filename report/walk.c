@@ -73,7 +73,8 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 	struct profile_record rec;
 	struct walk_totals t = { 0 };
 	double *share = NULL, *reading = NULL;
-	uint64_t prev_time = 0;
+	uint64_t prev_time = 0, *seen = NULL; /* the previous sample's time; each slot's last */
+	size_t seen_alloc = 0;
 	struct attrib *attrib = attrib_new();
 	uint32_t nch = 0;
 	int n, ret = 0;
@@ -103,6 +104,7 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 		uint64_t wall = !prev_time		 ? meta->period_ns :
 				ps->time > prev_time ? ps->time - prev_time :
 						       0;
+		uint64_t since_record = prev_time;
 		const double *cpu;
 		double sum;
 
@@ -130,10 +132,29 @@ int walk_profile(struct profile_reader *r, const struct walk_opts *o, walk_fn fn
 		for (uint32_t i = 0; i < ps->nr_threads; i++) {
 			const struct profile_tsample *ts = &ps->threads[i];
 			struct sym_result res;
+			/*
+			 * Its wall time: since its own previous thread-sample (a thread may be in
+			 * fewer samples than another: through the task clock's buffers each of its
+			 * samples is one of its own, between the sampling instants that have every
+			 * thread), as convert --to perf's pperf:wall-time has it; a thread's first,
+			 * since the sample before.
+			 */
+			uint64_t last = since_record;
+
+			if (ts->slot >= seen_alloc) {
+				size_t was = seen_alloc;
+
+				ALLOC_GROW(seen, seen_alloc, (size_t)ts->slot + 1);
+				memset(seen + was, 0, (seen_alloc - was) * sizeof(*seen));
+			}
+			if (seen[ts->slot])
+				last = seen[ts->slot];
+			seen[ts->slot] = ps->time;
 			struct walk_sample ws = {
 				.time = ps->time > meta->start_time ? ps->time - meta->start_time : 0,
 				.pid = ts->pid, .tid = ts->tid, .comm = comm_slot(&comms, ts->tid)->name,
-				.pc = ts->pc, .cpu_ns = attrib_ns(cpu[i]), .wall_ns = wall,
+				.pc = ts->pc, .cpu_ns = attrib_ns(cpu[i]),
+				.wall_ns = !last ? wall : ps->time > last ? ps->time - last : 0,
 				.stack = ts->stack, .symbolizer = sym,
 				.nr_channels = nch, .share = share, .reading = reading
 			};
@@ -195,6 +216,7 @@ out:
 	free(comms.e);
 	free(share);
 	free(reading);
+	free(seen);
 	return ret;
 }
 
