@@ -215,8 +215,11 @@ if [ ${#asuser[@]} -gt 0 ] && [ $user_clock = 1 ]; then
 	# (at the ticks alone, as when perf_event_paranoid was 2 here before user time went
 	# through buffers: hot 4-10 points too much with page faults beside the hogs)
 	check "as nobody: one CPU-bound thread beside $(nproc) CPU hogs" --nobody -- bound 8 1
+	# (8 s, not 5: in a busy run of the whole suite beside two more hogs, 5 s missed by 0.06
+	# and 0.01 points in a row, warm -1.56 and hot -1.51; 5 runs beside the hogs alone, all
+	# within 0.9)
 	check "as nobody: more threads than CPUs, beside $(nproc) CPU hogs" --nobody -- \
-		bound 5 $(($(nproc) * 2))
+		bound 8 $(($(nproc) * 2))
 	check "as nobody: work then sleep beside $(nproc) CPU hogs" --nobody -- duty 8 300 700
 	check "as nobody: page faults and munmap beside $(nproc) CPU hogs" --nobody -- faults 8
 	check "as nobody: a long system call beside $(nproc) CPU hogs" --nobody -- munmap 6
