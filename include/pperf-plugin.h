@@ -11,14 +11,17 @@
  *   open()          once, before recording, with ARGS (or NULL); declares channels through the
  *                   host's add_channel() and returns a state pointer for the other hooks
  *   thread_start()  when a traced thread appears (it is stopped), with its pid and tid
- *   read()          at every sample, while the program is stopped: the raw values of the
- *                   system channels, in the order declared
- *   read_thread()   at every sample, for every sampled thread: its per-thread channels
+ *   read()          at every sampling instant (and at a thread's stop for its clock): the
+ *                   raw values of the system channels, in the order declared
+ *   read_thread()   at every sampling instant, for every sampled thread: its per-thread
+ *                   channels
  *   thread_end()    when a traced thread is gone
  *   close()         once, at the end
  *
- * read() and read_thread() run while the whole program is stopped: they must not block. Read a
- * slow source in a thread of your own and return its latest value. A value of a counter channel
+ * read() and read_thread() run between the program's own work (on the task clock, the default
+ * where perf events are allowed, the program is not even stopped: the samples in between get
+ * values on the straight line between two readings): they must not block. Read a slow source
+ * in a thread of your own and return its latest value. A value of a counter channel
  * must never decrease (unwrap a hardware counter that wraps around); an instantaneous channel
  * (power, current) may take any value. value in unit = raw value * scale.
  *

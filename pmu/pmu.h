@@ -40,7 +40,8 @@ struct pmu_ops {
 	 */
 	int (*open)(struct pmu *pmu, const char *args);
 	/*
-	 * Called while the program is stopped, at every sample: store the raw reading of every
+	 * Called at every sampling instant (and at a thread's stop for its clock; the program
+	 * may be running, as on the task clock's buffers): store the raw reading of every
 	 * system channel of this backend in values[0..n) (in the order declared). Must not block:
 	 * a slow source is read by a thread of the backend and the latest reading returned.
 	 */
@@ -48,7 +49,8 @@ struct pmu_ops {
 	/* Called when a traced thread appears (stopped) / disappears. NULL: no per-thread work. */
 	int (*thread_start)(struct pmu *pmu, pid_t pid, pid_t tid);
 	void (*thread_end)(struct pmu *pmu, pid_t tid);
-	/* Called at every sample for every sampled thread: per-thread channels' raw values. */
+	/* Called at every sampling instant for every sampled thread (running or not): per-thread
+	 * channels' raw values. */
 	int (*read_thread)(struct pmu *pmu, pid_t tid, int64_t *values);
 	/* Called once at the end; releases everything open() set up. NULL: nothing to release. */
 	void (*close)(struct pmu *pmu);
