@@ -64,6 +64,7 @@ struct task {
 	uint64_t clock_cpu_ns; /* its CPU time at its last task-clock sample (or when armed) */
 	uint64_t clock_period; /* its task clock's step to its next signal (ns) */
 	int clock_perf;	     /* its timer is (or is to be) the task clock, not a CPU-clock timer */
+	int signals_refused; /* ... and it could have neither its buffer nor its signals */
 	/*
 	 * Its user time sampled through a buffer of user mode alone (ring, perf_fd -1;
 	 * tracer_options.user_ring), and its time in the kernel at its CPU-clock ticks in system
