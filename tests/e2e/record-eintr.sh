@@ -79,13 +79,14 @@ timers() {
 	echo "$what: the program's own timers, 5 runs, the last: $line"
 }
 # timers_snapshot WHAT: the same in snapshots beside the hogs: the POSIX timer as without pperf;
-# ITIMER_PROF falls further behind there (README, Limits), at least a quarter of its count.
+# ITIMER_PROF falls further behind there (README, Limits), at least a fifth of its count (7 of
+# 30 once in a busy run of the suite with two more hogs beside the test's two).
 timers_snapshot() {
 	local line
 	for _ in $(seq 3); do
 		line=$("$T/pperf" record -q --sampling snapshot -o "$T/out/c.data" -- "$T/cputimers") ||
 			fail "$1: cputimers"
-		echo "$line" | awk '{ exit !($6 + $8 >= $10 - 1 && $2 >= $10 / 4) }' ||
+		echo "$line" | awk '{ exit !($6 + $8 >= $10 - 1 && $2 >= $10 / 5) }' ||
 			fail "$1: the program's timers: $line"
 	done
 	echo "$1: the program's own timers in snapshots, 3 runs, the last: $line"
