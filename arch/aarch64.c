@@ -1,6 +1,7 @@
-/* AArch64 (see arch.h). A call that ended with EINTR is made again only as the thread was
- * seen sleeping in it: its first argument (x0) is gone under its result, and ptrace has no
- * view of the kernel's copy (orig_x0). */
+/* AArch64 (see arch.h). A call that ended with EINTR has its first argument (x0) gone under its
+ * result, and no register set shows the kernel's copy (orig_x0): the call is made again as the
+ * thread was seen sleeping in it, or as /proc shows it once its number is put back
+ * (arch_reveal_call()). */
 #include "arch.h"
 
 #include <elf.h>
@@ -96,6 +97,27 @@ int arch_rewind_call(struct arch_regs *r, const struct arch_call *slept)
 	a.pc -= 4; /* back over svc #0 */
 	memcpy(r->words, &a, sizeof(a));
 	CALL_NR(r) = (uint64_t)-1;
+	return 1;
+}
+
+int arch_reveal_call(pid_t tid, struct arch_regs *r)
+{
+	struct user_regs_struct a = get(r);
+	uint32_t insn;
+	long word;
+
+	if ((long)a.regs[0] != -EINTR || (int64_t)CALL_NR(r) >= 0 || a.pc < 4 || (a.pc & 3))
+		return 0;
+	/* the instruction before the PC: svc #0, the call just made (the word is read aligned:
+	 * the PC is 4-byte aligned, the word 8, little-endian) */
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, tid, (void *)((a.pc - 4) & ~(uint64_t)7), 0);
+	if (errno)
+		return 0;
+	insn = (uint32_t)((uint64_t)word >> (((a.pc - 4) & 7) * 8));
+	if (memcmp(&insn, arch_syscall_insn, sizeof(insn)))
+		return 0;
+	CALL_NR(r) = a.regs[8]; /* the call's number, still in x8 */
 	return 1;
 }
 

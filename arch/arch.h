@@ -55,11 +55,21 @@ struct arch_call {
  * did not end so, or this architecture cannot restart it. On AArch64 the call's first
  * argument is lost under its result (x0), and ptrace shows no copy of it: the call is made
  * again only as `slept` saw it, the same call at the same PC with the same other arguments
- * (the caller makes sure it is the very call: NULL if not known).
+ * (the caller makes sure it is the very call: NULL if not known; see arch_reveal_call()).
  */
 int arch_rewind_call(struct arch_regs *r, const struct arch_call *slept);
 /* Whether arch_rewind_call() can make such a call again without `slept` (0 on AArch64). */
 extern const int arch_rewinds_calls;
+
+/*
+ * Where it cannot (AArch64): set r, stopped thread tid's registers, back to the system call it
+ * has just ended with -EINTR (its number, from the register that holds it), so that, with r
+ * put back, /proc/PID/task/TID/syscall shows the call and its arguments as the kernel keeps
+ * them: the first one from its own copy (orig_x0), which no register set shows. 1, or 0 if
+ * the thread is not right after a call instruction with -EINTR (a thread stopped in its own
+ * code may hold -EINTR anywhere), or nothing is lost.
+ */
+int arch_reveal_call(pid_t tid, struct arch_regs *r);
 
 /* The system call instruction (empty where pperf makes no calls in the program), and the
  * alignment an instruction needs. */

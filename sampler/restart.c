@@ -11,6 +11,7 @@
 
 #include "../arch/arch.h"
 #include "../lib/util.h"
+#include "procfs.h"
 
 /* A signal set of /proc/PID/task/TID/status ("\nSigPnd:\t0000..."), by its line's name. */
 static uint64_t status_set(const char *status, const char *name)
@@ -41,12 +42,41 @@ static int ours(pid_t pid, pid_t tid, int sig)
 	return !(pending & ~ignored);
 }
 
+/*
+ * Where the registers lose a call's first argument under its result (AArch64): the call as the
+ * kernel still keeps it, shown by /proc/PID/task/TID/syscall once the call's number is put back
+ * for a moment (arch_reveal_call()); the registers are then put back as they were. 1 with the
+ * call in *call, or 0.
+ */
+static int revealed_call(pid_t pid, pid_t tid, const struct arch_regs *regs,
+			 struct arch_call *call)
+{
+	struct arch_regs probe = *regs;
+	struct asleep_src src;
+	int ok;
+
+	if (!arch_reveal_call(tid, &probe) || arch_set_regs(tid, &probe) < 0)
+		return 0;
+	ok = asleep_open(&src, pid, tid) == 0 &&
+	     asleep_read(&src, &call->pc, &call->nr, call->args) == 1 && call->nr >= 0;
+	asleep_close(&src);
+	if (arch_set_regs(tid, regs) < 0)
+		return 0;
+	return ok;
+}
+
 int call_restart(pid_t pid, pid_t tid, int sig, const struct arch_call *slept)
 {
-	struct arch_regs regs;
+	struct arch_regs regs, copy;
+	struct arch_call seen;
 
 	if (arch_get_regs(tid, &regs) < 0)
 		return errno == ESRCH ? -1 : 0;
+	/* not seen asleep in it (or in another call since): as the kernel keeps it */
+	copy = regs;
+	if (!arch_rewinds_calls && !arch_rewind_call(&copy, slept) &&
+	    revealed_call(pid, tid, &regs, &seen))
+		slept = &seen;
 	if (!arch_rewind_call(&regs, slept) || !ours(pid, tid, sig))
 		return 0;
 	if (arch_set_regs(tid, &regs) < 0)

@@ -20,9 +20,10 @@
  * and unblocked: one would be why the call ended), or the program's signal sig about to be
  * delivered, if the program ignores it (explicitly, or SIGCHLD, SIGURG and SIGWINCH by default)
  * and no other is pending. Returns 1 if the call will be made again when the thread resumes,
- * 0 if there was nothing to do (or on AArch64, whose registers keep no copy of the call's first
- * argument once it ends, unless the thread was seen sleeping in that very call: `slept`, or
- * NULL), -1 if the thread is gone.
+ * 0 if there was nothing to do, -1 if the thread is gone. On AArch64, whose registers keep no
+ * copy of the call's first argument once it ends, the call is made as the thread was seen
+ * sleeping in it (`slept`, or NULL), else as /proc shows it with its number put back for a
+ * moment (arch_reveal_call()).
  */
 int call_restart(pid_t pid, pid_t tid, int sig, const struct arch_call *slept);
 

@@ -10,8 +10,9 @@
 # call, which pperf cannot make again on AArch64);
 # the buffer's shares are right against the program's own account; a program attached to and
 # let go of (-p, --duration) in every mode lives on, none of pperf's signals left behind;
-# snapshots and ticks record and report. (A snapshot's stop that ends such a call cannot be
-# undone there: README, Limits.)
+# snapshots and ticks record and report; a call ended with EINTR by a snapshot's stop or by a
+# signal the program ignores is made again, its first argument read from /proc (README,
+# Limits).
 # serial: the emulated machine keeps both CPUs busy.
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,12 +28,14 @@ hogs() { for _ in 1 2; do sh -c 'while :; do :; done' & done; }
 echo "machine: $(uname -m), kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs"
 line=$(eintr 0.3)
 case $line in "eintr 0 early 0 "*) ;; *) echo "SKIP: the program sees EINTR without pperf: $line"; exit 77 ;; esac
-# runs WHAT N [OPTIONS]: N recordings of the sleeping program; none may see EINTR
+# runs WHAT N [OPTIONS] [-- EINTR-ARGS]: N recordings of the sleeping program; none may see EINTR
 runs() {
-	what=$1 n=$2 calls=0
+	what=$1 n=$2 calls=0 opts=""
 	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts="$opts $1"; shift; done
+	[ $# -gt 0 ] && shift
 	for _ in $(seq "$n"); do
-		line=$(pperf record -q "$@" -o e.data -- eintr 0.4) || bad "$what: record exited $?"
+		line=$(pperf record -q $opts -o e.data -- eintr 0.4 "$@") || bad "$what: record exited $?"
 		case $line in
 		"eintr 0 early 0 "*) calls=$((calls + ${line##* })) ;;
 		*) bad "$what: the program saw: $line" ;;
@@ -42,6 +45,12 @@ runs() {
 }
 runs "idle" 10
 runs "idle, at ticks" 5 --sampling ticks
+# signals the program ignores (each stops a traced thread, and wakes its call, which ends with
+# EINTR: made again with its first argument as the kernel keeps it, read where /proc shows it),
+# and snapshots (a stop that finds a thread just falling asleep)
+runs "idle, signals it ignores" 5 -- ignored
+runs "idle, snapshots" 5 --sampling snapshot
+runs "idle, snapshots, signals it ignores" 3 --sampling snapshot -- ignored
 runs "idle, -g" 5 -g
 runs "idle, -e task-clock" 5 -e task-clock
 pperf record -v -o e.data -- eintr 0.2 >/dev/null 2>err || bad "record -v exited $?"
