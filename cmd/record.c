@@ -275,8 +275,8 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 			(unsigned long long)(st->task_clock_threads - st->ring_threads));
 	if (st->signals_refused)
 		fprintf(stderr, "pperf: no buffer   %12llu threads at CPU-clock ticks (no buffer, and "
-			"this kernel (< 6.12) sends the task clock's signals at once: one could end a "
-			"sleeping call with EINTR that pperf cannot make again here)\n",
+			"this kernel (< 6.12) sends the task clock's signals at once: they would end "
+			"sleeping calls with EINTR)\n",
 			(unsigned long long)st->signals_refused);
 	if (st->ring_lost)
 		fprintf(stderr, "pperf: dropped     %12llu task-clock samples, their buffer full (their "

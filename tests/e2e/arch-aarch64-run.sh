@@ -147,6 +147,8 @@ runs "beside 2 busy loops" 5
 runs "beside 2 busy loops, at ticks" 3 --sampling ticks
 runs "beside 2 busy loops, -g" 3 -g
 runs "beside 2 busy loops, -e task-clock" 3 -e task-clock
+runs "beside 2 busy loops, signals it ignores" 3 -- ignored
+runs "beside 2 busy loops, snapshots, signals it ignores" 3 --sampling snapshot -- ignored
 truth_share "one CPU-bound thread beside 2 busy loops" -- bound 3 1 10 ||
 	truth_share "one CPU-bound thread beside 2 busy loops, again" -- bound 3 1 10 ||
 	bad "beside 2 busy loops: hot's share is off"
