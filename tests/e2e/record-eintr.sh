@@ -47,8 +47,9 @@ runs() {
 	done
 	echo "$what: $n runs, $calls calls, no EINTR, no early return"
 }
-# timers WHAT: 5 recordings of the program's own timers (tests/progs/cputimers), each every 20 ms
-# of CPU time: the POSIX timer on its exact CPU clock fires as often as that clock allows (but
+# timers WHAT N PMIN VMIN [OPTIONS]: N recordings of the program's own timers
+# (tests/progs/cputimers; 20 idle and 20 beside the hogs in the default mode, 5 in the others),
+# each every 20 ms of CPU time: the POSIX timer on its exact CPU clock fires as often as that clock allows (but
 # one, for rounding), counting the expirations that found its signal still pending (overruns):
 # none is lost. The kernel checks CPU timers at the ticks that find the thread running, which at
 # the task clock's signals on a loaded machine come late (27 of 30 once with the suite beside
@@ -67,16 +68,16 @@ runs() {
 # printed, not checked: two expirations merge whenever the program waits over 20 ms for a CPU,
 # with or without pperf.)
 timers() {
-	local what=$1 pmin=$2 vmin=$3 line
-	shift 3
-	for _ in $(seq 5); do
+	local what=$1 n=$2 pmin=$3 vmin=$4 line
+	shift 4
+	for _ in $(seq "$n"); do
 		# (the fields: prof N virtual N posix N overruns N of E alarm N of A)
 		line=$("$T/pperf" record -q "$@" -o "$T/out/c.data" -- "$T/cputimers") || fail "$what: cputimers"
 		echo "$line" | awk -v p="$pmin" -v v="$vmin" \
 			'{ exit !($6 + $8 >= $10 - 1 && $2 >= p * $10 && $4 >= v * $10) }' ||
 			fail "$what: the program's timers: $line"
 	done
-	echo "$what: the program's own timers, 5 runs, the last: $line"
+	echo "$what: the program's own timers, $n runs, the last: $line"
 }
 # timers_snapshot WHAT: the same in snapshots beside the hogs: the POSIX timer as without pperf;
 # ITIMER_PROF falls further behind there (README, Limits), at least a fifth of its count (7 of
@@ -99,10 +100,13 @@ runs "idle, snapshots" 10 --sampling snapshot
 runs "idle, ticks" 5 --sampling ticks
 runs "idle, signals it ignores" 5 -- ignored
 runs "idle, snapshots, signals it ignores" 5 --sampling snapshot -- ignored
-timers "idle" 0.75 0.7
-timers "idle, with a channel (-e task-clock)" 0.75 0.7 -e task-clock
-PPERF_TEST_NO_BUFFERS=1 timers "idle, task clock's signals (buffers refused)" 0.35 0.3 -e task-clock
-timers "idle, ticks" 0.75 0.7 --sampling ticks
+timers "idle" 20 0.75 0.7
+timers "idle, with a channel (-e task-clock)" 5 0.75 0.7 -e task-clock
+PPERF_TEST_NO_BUFFERS=1 timers "idle, task clock's signals (buffers refused)" 5 0.35 0.3 -e task-clock
+timers "idle, ticks" 5 0.75 0.7 --sampling ticks
+# (the sampler at a real-time priority, where 18 of 25 SIGPROF came at 1 kHz in snapshots
+# before, 4-7 beside the hogs: it took the program's CPU at every instant)
+[ "$(id -u)" = 0 ] && timers "idle, --fifo 1" 5 0.75 0.7 --fifo 1
 start_hogs
 runs "beside $(nproc) CPU hogs" 20
 runs "beside $(nproc) CPU hogs, with a channel (-e task-clock)" 10 -e task-clock
@@ -111,11 +115,12 @@ PPERF_TEST_NO_BUFFERS=1 runs "beside $(nproc) CPU hogs, task clock's signals (bu
 runs "beside $(nproc) CPU hogs, ticks" 10 --sampling ticks
 runs "beside $(nproc) CPU hogs, snapshots" 10 --sampling snapshot
 runs "beside $(nproc) CPU hogs, snapshots, signals it ignores" 5 --sampling snapshot -- ignored
-timers "beside $(nproc) CPU hogs" 0.75 0.7
-timers "beside $(nproc) CPU hogs, with a channel (-e task-clock)" 0.75 0.7 -e task-clock
-PPERF_TEST_NO_BUFFERS=1 timers "beside $(nproc) CPU hogs, task clock's signals (buffers refused)" 0.25 0.2 \
+timers "beside $(nproc) CPU hogs" 20 0.75 0.7
+timers "beside $(nproc) CPU hogs, with a channel (-e task-clock)" 5 0.75 0.7 -e task-clock
+PPERF_TEST_NO_BUFFERS=1 timers "beside $(nproc) CPU hogs, task clock's signals (buffers refused)" 5 0.25 0.2 \
 	-e task-clock
-timers "beside $(nproc) CPU hogs, ticks" 0.75 0.7 --sampling ticks
+timers "beside $(nproc) CPU hogs, ticks" 5 0.75 0.7 --sampling ticks
+[ "$(id -u)" = 0 ] && timers "beside $(nproc) CPU hogs, --fifo 1" 5 0.75 0.7 --fifo 1
 timers_snapshot "beside $(nproc) CPU hogs"
 if [ ${#asuser[@]} -gt 0 ]; then
 	runs "as nobody beside $(nproc) CPU hogs" 5 --nobody
