@@ -359,6 +359,7 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 	       struct tracer_stats *stats)
 {
 	struct pmu_set pmus = { 0 };
+	int clock_err = 0, user_clock = 0; /* the task clock: why refused, or 0; of user mode alone */
 	struct profile_writer *writer = NULL;
 	struct profile_meta meta = { 0 };
 	struct outfile out = { .fd = -1 };
@@ -408,23 +409,25 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 	/* Each thread on its CPU clock, unless asked for; with channels, only on its task clock,
 	 * kernel-mode or user-mode (a system-wide reading is shared out per interval: the task
 	 * clock's buffers give each sample its own, snapshots intervals of a period, ticks of HZ). */
+	/* (each probe opens an event on pperf itself: once each) */
+	if (a->sampling == SAMPLING_CPU || a->sampling == SAMPLING_AUTO) {
+		clock_err = perfclock_usable();
+		user_clock = clock_err < 0 && perfclock_user_usable() == 0;
+	}
 	a->topt.cpu_clock = a->sampling == SAMPLING_TICKS ? CPU_CLOCK_TICKS :
 			    a->sampling == SAMPLING_CPU ||
 					    (a->sampling == SAMPLING_AUTO &&
-					     (pmus.nr_channels == 0 || perfclock_usable() == 0 ||
-					      perfclock_user_usable() == 0)) ?
+					     (pmus.nr_channels == 0 || clock_err == 0 || user_clock)) ?
 						    CPU_CLOCK_EXACT :
 						    CPU_CLOCK_NONE;
 	if (a->topt.cpu_clock == CPU_CLOCK_EXACT) {
 		/* exact steps of each thread's task clock, where the kernel gives them */
-		int err = perfclock_usable();
-
-		if (err < 0) {
+		if (clock_err < 0) {
 			a->topt.cpu_clock = CPU_CLOCK_TICKS;
-			a->task_clock_errno = -err;
+			a->task_clock_errno = -clock_err;
 			/* user time on the task clock all the same, through buffers of user
 			 * mode alone; the ticks place the time in the kernel */
-			a->topt.user_ring = perfclock_user_usable() == 0;
+			a->topt.user_ring = user_clock;
 			if (a->topt.user_ring)
 				meta.flags |= META_USER_CLOCK;
 		} else {

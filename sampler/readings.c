@@ -21,38 +21,41 @@ void reading_line_release(struct reading_line *l)
 	*l = (struct reading_line){ 0 };
 }
 
-void reading_line_start(struct reading_line *l, uint64_t at, const int64_t *values)
+/* One of the line's two readings (start or end): its values and instant. */
+static void set_reading(const struct reading_line *l, int64_t *dst, uint64_t *dst_at, int *has,
+			uint64_t at, const int64_t *values)
 {
 	if (!l->n)
 		return;
-	memcpy(l->start, values, l->n * sizeof(*values));
-	l->start_at = at;
-	l->has_start = 1;
+	memcpy(dst, values, l->n * sizeof(*values));
+	*dst_at = at;
+	*has = 1;
+}
+
+void reading_line_start(struct reading_line *l, uint64_t at, const int64_t *values)
+{
+	set_reading(l, l->start, &l->start_at, &l->has_start, at, values);
 }
 
 void reading_line_end(struct reading_line *l, uint64_t at, const int64_t *values)
 {
-	if (!l->n)
-		return;
-	memcpy(l->end, values, l->n * sizeof(*values));
-	l->end_at = at;
-	l->has_end = 1;
+	set_reading(l, l->end, &l->end_at, &l->has_end, at, values);
 }
 
 int reading_line_at(const struct reading_line *l, uint64_t at, int64_t *out)
 {
+	const int64_t *only = NULL; /* the one reading that holds at `at`, if one does */
+
 	if (!l->n || (!l->has_end && !l->has_start))
 		return -1;
-	if (!l->has_end) {
-		memcpy(out, l->start, l->n * sizeof(*out));
-		return 0;
-	}
-	if (!l->has_start || at >= l->end_at || l->start_at >= l->end_at) {
-		memcpy(out, l->end, l->n * sizeof(*out));
-		return 0;
-	}
-	if (at <= l->start_at) {
-		memcpy(out, l->start, l->n * sizeof(*out));
+	if (!l->has_end)
+		only = l->start;
+	else if (!l->has_start || at >= l->end_at || l->start_at >= l->end_at)
+		only = l->end;
+	else if (at <= l->start_at)
+		only = l->start;
+	if (only) {
+		memcpy(out, only, l->n * sizeof(*out));
 		return 0;
 	}
 	for (uint32_t i = 0; i < l->n; i++) {
