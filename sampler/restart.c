@@ -67,17 +67,18 @@ static int revealed_call(pid_t pid, pid_t tid, const struct arch_regs *regs,
 
 int call_restart(pid_t pid, pid_t tid, int sig, const struct arch_call *slept)
 {
-	struct arch_regs regs, copy;
+	struct arch_regs regs;
 	struct arch_call seen;
 
 	if (arch_get_regs(tid, &regs) < 0)
 		return errno == ESRCH ? -1 : 0;
-	/* not seen asleep in it (or in another call since): as the kernel keeps it */
-	copy = regs;
-	if (!arch_rewinds_calls && !arch_rewind_call(&copy, slept) &&
-	    revealed_call(pid, tid, &regs, &seen))
-		slept = &seen;
-	if (!arch_rewind_call(&regs, slept) || !ours(pid, tid, sig))
+	/* (a rewind that fails leaves regs as they were) not seen asleep in it, or in another
+	 * call since: as the kernel keeps it */
+	if (!arch_rewind_call(&regs, slept) &&
+	    (arch_rewinds_calls || !revealed_call(pid, tid, &regs, &seen) ||
+	     !arch_rewind_call(&regs, &seen)))
+		return 0;
+	if (!ours(pid, tid, sig))
 		return 0;
 	if (arch_set_regs(tid, &regs) < 0)
 		return errno == ESRCH ? -1 : 0;
