@@ -16,6 +16,11 @@
  *   truth munmap SECONDS                 touch 64 MiB of fresh pages, munmap them (a call of
  *                                        a few milliseconds in the kernel), then hot; also
  *                                        prints "munmap SHARE": the CPU time of the munmap calls
+ * Each function's line has a third number: the share of its calls' time that is its clock
+ * reads' (a timed call holds the end of the read that starts it and the beginning of the one
+ * that ends it, system calls here, where a thread that shares its CPU is often taken off it on
+ * the way back; a profile places that time on clock_gettime, by the PC). The program measures
+ * it as the time between two reads made back to back, once a call.
  * Each runs SECONDS of wall time. With TRUTH_LOG=FILE in the environment, every timed call is
  * also written there at the end, one line each: "TID FUNCTION CPU_START_NS CPU_END_NS" (the
  * thread's CPU clock), so that a profile's samples can be placed in the calls they fell in
@@ -32,7 +37,7 @@
 
 /* each thread's own: threads that shared one would make each other's functions slower */
 static __thread volatile unsigned long sink;
-static double seconds = 1, acc_hot, acc_warm, acc_asleep, acc_munmap;
+static double seconds = 1, acc_hot, acc_warm, acc_asleep, acc_munmap, acc_reads;
 static long per_us, work_us = 300, nap_us = 700, cycle_us = 1000, call_scale = 1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *logf; /* TRUTH_LOG */
@@ -106,13 +111,14 @@ static double timed(const char *fn, double t0, double t1)
 	return t1 - t0;
 }
 
-static void add(double h, double w)
+static void add(double h, double w, double r)
 {
 	long tid = syscall(SYS_gettid);
 
 	pthread_mutex_lock(&lock);
 	acc_hot += h;
 	acc_warm += w;
+	acc_reads += r;
 	for (size_t i = 0; logf && i < ncalls; i++)
 		fprintf(logf, "%ld %s %.0f %.0f\n", tid, calls[i].fn, calls[i].t0 * 1e9,
 			calls[i].t1 * 1e9);
@@ -122,18 +128,20 @@ static void add(double h, double w)
 
 static void *bound(void *arg)
 {
-	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, w = 0, t0;
+	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, w = 0, r = 0, t0, t1, t2;
 
 	(void)arg;
 	while (clock_s(CLOCK_MONOTONIC) < end) {
 		t0 = cpu_now();
 		hot(call_scale * (150000 + (long)(next_random() % 300000)));
-		h += timed("hot", t0, cpu_now());
-		t0 = cpu_now();
+		t1 = cpu_now();
+		t2 = cpu_now();
 		warm(call_scale * (50000 + (long)(next_random() % 100000)));
-		w += timed("warm", t0, cpu_now());
+		h += timed("hot", t0, t1);
+		w += timed("warm", t2, cpu_now());
+		r += t2 - t1;
 	}
-	add(h, w);
+	add(h, w, r);
 	return NULL;
 }
 
@@ -144,7 +152,7 @@ static void *bound(void *arg)
  */
 static void *loop(void *arg)
 {
-	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, w = 0, t0, t1, t2;
+	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, w = 0, r = 0, t0, t1, t2;
 	double want = 64 * cycle_us / 1e6, turns0 = cpu_now();
 	long nh = 30000, nw = 10000;
 
@@ -155,6 +163,7 @@ static void *loop(void *arg)
 		t1 = cpu_now();
 		warm(nw);
 		t2 = cpu_now();
+		r += cpu_now() - t2;
 		h += timed("hot", t0, t1);
 		w += timed("warm", t1, t2);
 		if (turn % 64 == 0) {
@@ -166,25 +175,27 @@ static void *loop(void *arg)
 			turns0 = t2;
 		}
 	}
-	add(h, w);
+	add(h, w, r);
 	return NULL;
 }
 
 static void *duty(void *arg)
 {
-	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, s = 0, t0;
+	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, s = 0, r = 0, t0, t1, t2;
 	struct timespec nap = { nap_us / 1000000, nap_us % 1000000 * 1000 };
 
 	(void)arg;
 	while (clock_s(CLOCK_MONOTONIC) < end) {
 		t0 = cpu_now();
 		hot(per_us * work_us);
-		h += timed("hot", t0, cpu_now());
-		t0 = cpu_now();
+		t1 = cpu_now();
+		t2 = cpu_now();
+		h += timed("hot", t0, t1);
+		r += t2 - t1;
 		nanosleep(&nap, NULL);
-		s += cpu_now() - t0;
+		s += cpu_now() - t2;
 	}
-	add(h, 0);
+	add(h, 0, r);
 	pthread_mutex_lock(&lock);
 	acc_asleep += s;
 	pthread_mutex_unlock(&lock);
@@ -197,7 +208,7 @@ static void *duty(void *arg)
  */
 static void fresh_pages(size_t len, long iters, int timed_unmap)
 {
-	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, m = 0, t0;
+	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, m = 0, r = 0, t0, t1;
 
 	while (clock_s(CLOCK_MONOTONIC) < end) {
 		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -210,9 +221,11 @@ static void fresh_pages(size_t len, long iters, int timed_unmap)
 		m += cpu_now() - t0;
 		t0 = cpu_now();
 		hot(iters);
-		h += timed("hot", t0, cpu_now());
+		t1 = cpu_now();
+		r += cpu_now() - t1;
+		h += timed("hot", t0, t1);
 	}
-	add(h, 0);
+	add(h, 0, r);
 	if (!timed_unmap)
 		return;
 	pthread_mutex_lock(&lock);
@@ -274,12 +287,12 @@ int main(int argc, char **argv)
 	total = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	if (logf && fclose(logf) != 0)
 		return 2;
-	printf("hot %.2f\n", 100 * acc_hot / total);
+	printf("hot %.2f %.2f\n", 100 * acc_hot / total, 100 * acc_reads / total);
 	if (acc_warm > 0)
-		printf("warm %.2f\n", 100 * acc_warm / total);
+		printf("warm %.2f %.2f\n", 100 * acc_warm / total, 100 * acc_reads / total);
 	if (acc_asleep > 0)
 		printf("asleep %.2f\n", 100 * acc_asleep / total);
 	if (acc_munmap > 0)
-		printf("munmap %.2f\n", 100 * acc_munmap / total);
+		printf("munmap %.2f %.2f\n", 100 * acc_munmap / total, 100 * acc_reads / total);
 	return 0;
 }
