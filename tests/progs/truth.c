@@ -128,7 +128,7 @@ static void add(double h, double w, double r)
 
 static void *bound(void *arg)
 {
-	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, w = 0, r = 0, t0, t1, t2;
+	double end = clock_s(CLOCK_MONOTONIC) + seconds, h = 0, w = 0, r = 0, t0, t1, t2, t3;
 
 	(void)arg;
 	while (clock_s(CLOCK_MONOTONIC) < end) {
@@ -137,8 +137,9 @@ static void *bound(void *arg)
 		t1 = cpu_now();
 		t2 = cpu_now();
 		warm(call_scale * (50000 + (long)(next_random() % 100000)));
+		t3 = cpu_now();
 		h += timed("hot", t0, t1);
-		w += timed("warm", t2, cpu_now());
+		w += timed("warm", t2, t3);
 		r += t2 - t1;
 	}
 	add(h, w, r);
@@ -190,10 +191,10 @@ static void *duty(void *arg)
 		hot(per_us * work_us);
 		t1 = cpu_now();
 		t2 = cpu_now();
-		h += timed("hot", t0, t1);
-		r += t2 - t1;
 		nanosleep(&nap, NULL);
 		s += cpu_now() - t2;
+		h += timed("hot", t0, t1);
+		r += t2 - t1;
 	}
 	add(h, 0, r);
 	pthread_mutex_lock(&lock);
