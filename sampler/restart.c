@@ -72,8 +72,8 @@ int call_restart(pid_t pid, pid_t tid, int sig, const struct arch_call *slept)
 
 	if (arch_get_regs(tid, &regs) < 0)
 		return errno == ESRCH ? -1 : 0;
-	/* (a rewind that fails leaves regs as they were) not seen asleep in it, or in another
-	 * call since: as the kernel keeps it */
+	/* not seen asleep in it, or in another call since: as the kernel keeps it (a rewind
+	 * that fails leaves regs as they were) */
 	if (!arch_rewind_call(&regs, slept) &&
 	    (arch_rewinds_calls || !revealed_call(pid, tid, &regs, &seen) ||
 	     !arch_rewind_call(&regs, &seen)))

@@ -1449,13 +1449,13 @@ static uint64_t fault_weight(struct task *task, uint64_t faults_now)
 {
 	uint64_t cpu = task->cpu_ns > task->tick_cpu ? task->cpu_ns : task->tick_cpu;
 	double used = cpu > task->ring_cpu0 ? (double)(cpu - task->ring_cpu0) : 0;
-	double faults = used - (double)task->ring_user - task->kt_calls;
-	double w = faults - task->kt_faults;
+	double fault_ns = used - (double)task->ring_user - task->kt_calls;
+	double w = fault_ns - task->kt_faults;
 	double most = (double)faults_now * FAULT_MAX_NS;
 
 	if (w <= 0)
 		return 0;
-	task->kt_faults = faults;
+	task->kt_faults = fault_ns;
 	return (uint64_t)((w < most ? w : most) + 0.5);
 }
 

@@ -63,8 +63,7 @@ shares() {
 	n=$(awk -F, 'NR > 1 { n += $2 } END { print n + 0 }' "$T/rep")
 	asleep=$(awk '$1 == "asleep" { print $2 }' "$T/own")
 	for f in $(awk '$1 != "asleep" { print $1 }' "$T/own"); do
-		own=$(awk -v f="$f" '$1 == f { print $2 }' "$T/own")
-		reads=$(awk -v f="$f" '$1 == f { print $3 + 0 }' "$T/own")
+		read -r own reads < <(awk -v f="$f" '$1 == f { print $2, $3 + 0 }' "$T/own")
 		# (munmap: the C library's name for it, __GI___munmap or __munmap)
 		prof=$(awk -F, -v f="$f" '$NF == f || (f == "munmap" && $NF ~ /_munmap$/) { s += $1; n++ }
 			END { if (n) printf "%.2f", s }' "$T/rep")
@@ -75,7 +74,7 @@ shares() {
 		# the end of one, the beginning of the next, where a thread that shares its CPU is
 		# often taken off it), which a profile places on clock_gettime, where the PC is
 		# (perf too): the function's share lies between its account less those reads and its
-		# account. (Beside CPU hogs, 0.6-0.9 points in 4 threads' calls; idle, 0.2.)
+		# account. (0.1 points with one thread idle, 0.5-0.9 with 4 threads on 2 CPUs.)
 		lo=$(awk -v o="$own" -v r="$reads" 'BEGIN { printf "%.2f", o - r }') hi=$own
 		# The kernel's own CPU time in the program's sleeps (taking the thread off its CPU
 		# and back, which the program measures around its nanosleep calls) is in part
