@@ -50,6 +50,9 @@
 #define COMM_INTERVAL_NS (100 * 1000 * 1000ULL)
 /* How long a sample waits for a task to stop before leaving it out (a task in D state). */
 #define STOP_TIMEOUT_NS (1000 * 1000 * 1000ULL)
+/* How long after the sampling instant a snapshot holds the threads that stopped for it while
+ * others are still awaited, in periods (see task_stopped()). */
+#define HOLD_PERIODS 2
 /* How long before the sampling instant a thread found waiting for a CPU may have lost it
  * and still count as running at the instant (see task_weigh()). */
 #define PREEMPT_SLACK_NS (20 * 1000ULL)
@@ -79,6 +82,7 @@ struct tracer {
 	uint64_t period_ns, start_ns, deadline, end_ns;
 	uint64_t last_written; /* the time of the last sample written */
 	uint64_t rng;	 /* xorshift state (random_u64()) */
+	uint64_t sample_took; /* how long a snapshot takes, on average (next_deadline()) */
 	/* how long interrupts took to stop threads in user code (see task_weigh()) */
 	uint32_t ipi_hist[IPI_BINS];
 	uint64_t ipi_seen;
@@ -233,6 +237,8 @@ static void redither(struct tracer *t, struct task *task)
 }
 
 static void write_sample(struct tracer *t, uint64_t time);
+static uint64_t emit_sample(struct tracer *t, uint64_t time);
+static void upkeep(struct tracer *t, uint64_t end);
 static void drain_rings(struct tracer *t, int instant);
 static void handle_status(struct tracer *t, pid_t tid, int status);
 
@@ -446,6 +452,29 @@ static void release(struct tracer *t, struct task *task)
 }
 
 /*
+ * Whether a snapshot still holds its stopped threads at `now` (task_stopped()). Past
+ * HOLD_PERIODS, those held are let go: a thread that takes long to reach its stop (one that
+ * waits for a CPU on a busy machine) holds the others no longer.
+ */
+static int holding(struct tracer *t, uint64_t now)
+{
+	if (t->o.cpu_clock != CPU_CLOCK_NONE || !t->sample_open)
+		return 0;
+	if (now - t->sample_time < HOLD_PERIODS * t->period_ns)
+		return 1;
+	for (size_t i = 0; i < t->tt.nr; i++) {
+		struct task *task = t->tt.tasks[i];
+
+		if (task->sampled && task->taken && !task->waited &&
+		    (task->state == TASK_STOPPED || task->state == TASK_GROUP_STOPPED)) {
+			task->sampled = 0;
+			release(t, task);
+		}
+	}
+	return 0;
+}
+
+/*
  * A task is in a ptrace-stop: while sampling (or detaching) it is held for the sample,
  * otherwise it goes on at once.
  */
@@ -457,15 +486,24 @@ static void task_stopped(struct tracer *t, struct task *task, int group_stop)
 	}
 	if (t->sample_open) {
 		/*
-		 * Read at once, and let go while others are still awaited: it need not wait for
-		 * them. The last is let go when the sample is done, so that the tracer, which it
-		 * might preempt on waking, has finished its work first.
+		 * Read at once. At CPU clocks (a thread stopped here has no clock to be sampled
+		 * at), let go while others are still awaited: it need not wait for them. The last
+		 * is let go when the sample is done, so that the tracer, which it might preempt on
+		 * waking, has finished its work first. In snapshots every thread is held until
+		 * the sample is written (up to HOLD_PERIODS after the instant): a thread let go
+		 * early runs while the tracer still works, from where it stopped, and that is
+		 * seldom where a random instant finds a thread. One that waited for a CPU at the
+		 * instant stopped where the scheduler took its CPU, most often at a system call's
+		 * end, and ran on from there unseen: the code right after such calls got too
+		 * little of the profile (4 threads on 2 CPUs beside CPU hogs: the shorter
+		 * function 1.5-4.6 points low in 13 runs; held, -0.5 to +2.1 in 11,
+		 * docs/benchmark.md).
 		 */
 		task->state = group_stop ? TASK_GROUP_STOPPED : TASK_STOPPED;
 		task->sampled = 1;
 		task->stop_ns = now_ns();
 		take_thread(t, task);
-		if (t->nwait > 0) {
+		if (t->nwait > 0 && !holding(t, task->stop_ns)) {
 			task->sampled = 0;
 			release(t, task);
 		}
@@ -1184,6 +1222,9 @@ static void wait_for_stops(struct tracer *t)
 		now = now_ns();
 		if (now >= limit)
 			break;
+		/* a snapshot's held threads are let go in time (looked at each millisecond) */
+		if (holding(t, now))
+			ts.tv_nsec = 1000 * 1000;
 		if (spin && now - progress < SPIN_NS)
 			sched_yield();
 		else
@@ -1944,7 +1985,7 @@ static void drain_rings(struct tracer *t, int instant)
 
 static void sample(struct tracer *t)
 {
-	uint64_t end;
+	uint64_t end, written = 0;
 	uint32_t first = t->nts;
 	int waits;
 
@@ -1970,6 +2011,12 @@ static void sample(struct tracer *t)
 	waits = sample_waits(t, first);
 	t->sample_open = 0;
 	t->sampling = 0;
+	/* A snapshot is written while its threads are held (task_stopped()), so that they go on
+	 * only once the tracer is about to sleep (the rest of its work, after). */
+	if (t->o.cpu_clock == CPU_CLOCK_NONE) {
+		t->st.samples++;
+		written = emit_sample(t, t->sample_time);
+	}
 	/* Tasks held in a stop of their own go back to it; any other still stopped goes on. */
 	for (size_t i = 0; i < t->tt.nr; i++) {
 		struct task *task = t->tt.tasks[i];
@@ -1984,6 +2031,10 @@ static void sample(struct tracer *t)
 	t->st.stopped_ns += end - t->sample_time;
 	if (end - t->sample_time > t->st.max_stop_ns)
 		t->st.max_stop_ns = end - t->sample_time;
+	if (written) {
+		upkeep(t, written);
+		return;
+	}
 	if (waits)
 		return;
 	t->st.samples++;
@@ -1993,9 +2044,9 @@ static void sample(struct tracer *t)
 /*
  * Write the thread-samples taken since the last sample was written (by the current sample,
  * and by the threads' CPU clocks since the last) as one sample of time `time`, with the
- * system channels read now.
+ * system channels read now. Returns when it was written (for upkeep()).
  */
-static void write_sample(struct tracer *t, uint64_t time)
+static uint64_t emit_sample(struct tracer *t, uint64_t time)
 {
 	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
 	struct profile_record rec = { .type = PROFILE_SAMPLE };
@@ -2081,7 +2132,13 @@ static void write_sample(struct tracer *t, uint64_t time)
 					      .values = nch ? t->sys_values : NULL,
 					      .nr_channels = nch };
 	emit(t, &rec);
+	return end;
+}
 
+/* What is done now and then after a sample is written (at `end`): the profile written out,
+ * the thread names looked at. */
+static void upkeep(struct tracer *t, uint64_t end)
+{
 	if (t->o.writer && !t->write_failed && end - t->last_flush >= FLUSH_INTERVAL_NS) {
 		if (profile_writer_flush(t->o.writer) < 0) {
 			error("recording goes on without writing the profile");
@@ -2121,6 +2178,12 @@ static void write_sample(struct tracer *t, uint64_t time)
 		}
 		t->last_comm_check = end;
 	}
+}
+
+/* A sample written, and the upkeep after it. */
+static void write_sample(struct tracer *t, uint64_t time)
+{
+	upkeep(t, emit_sample(t, time));
 }
 
 /*
@@ -2199,23 +2262,41 @@ static int set_timer(struct tracer *t, uint64_t deadline)
 }
 
 /*
- * The next sampling instant, once a sample has ended: at a random point between half a period
- * and one and a half periods after the previous instant, but never sooner than a quarter of a
- * period after this sample ended. A sample disturbs the program (its threads stop, and the ones
- * that waited for a CPU get one when the others stop, then run from where they waited when all
- * are let go): an instant that often came soon after the previous sample would find it still
- * settling, and over-count where its threads wait (measured with a program that logs where
- * its CPU time goes: the short function of a 3:1 pair got 2-8 points too much). Spread out and
- * away from the last sample, the instants also keep off any period the program itself keeps
- * (sleeps 0.7 ms after 0.3 ms of work, wakes on a 1 ms timer), and the sampler's timer off the
- * program's own. A sample that took longer than a period counts the periods it missed.
+ * The next sampling instant, once a sample has ended.
+ *
+ * At CPU clocks (where the sampler's instants read buffers and channels, and stop only the
+ * threads that have no clock): at a random point between half a period and one and a half
+ * periods after the previous instant, but never sooner than a quarter of a period after this
+ * sample ended. Threads stopped there are let go while the others are awaited, and run on
+ * while the sampler works: an instant soon after the sample would find them still settling.
+ *
+ * In snapshots, whose threads are held until the sample is written and go on as the
+ * sampler goes to sleep (task_stopped()): at a point drawn uniformly in the next 2M, M being
+ * the period less what a snapshot takes on average (so that the rate is -F's). A sample
+ * disturbs the program: its threads all stop, and when let go, those that waited for a CPU
+ * get one, and run from where they waited (most often a system call's end: the start of the
+ * code after it). An instant drawn at any distance from the sample's end as often as at any
+ * other, within the interval, sees those first moments as often as the later ones; the
+ * instants drawn before (from half a period after the previous instant, at least a quarter of
+ * a period after the sample) never saw them, and the code after such calls got 1.5-3 points
+ * too little beside CPU hogs. The instants, random, also keep off any period the program
+ * keeps itself (sleeps 0.7 ms after 0.3 ms of work, wakes on a 1 ms timer).
+ *
+ * A sample that took longer than a period counts the periods it missed.
  */
 static void next_deadline(struct tracer *t)
 {
-	uint64_t now = now_ns(), p = t->period_ns, lo = t->deadline + p / 2;
+	uint64_t now = now_ns(), p = t->period_ns, lo = t->deadline + p / 2, took, mean;
 
 	if (now > t->deadline + p)
 		t->st.missed += (now - t->deadline) / p;
+	if (t->o.cpu_clock == CPU_CLOCK_NONE) {
+		took = now > t->deadline ? now - t->deadline : 0;
+		t->sample_took = t->sample_took - t->sample_took / 16 + took / 16;
+		mean = t->sample_took < p - p / 4 ? p - t->sample_took : p / 4;
+		t->deadline = now + random_u64(t) % (2 * mean);
+		return;
+	}
 	if (lo < now + p / 4)
 		lo = now + p / 4;
 	t->deadline = lo + random_u64(t) % p;

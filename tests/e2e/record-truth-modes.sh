@@ -1,0 +1,41 @@
+# The shares at CPU-clock timers' ticks (--sampling ticks) and in snapshots (--sampling
+# snapshot) against the program's own account, as record-truth.sh checks the default (the task
+# clock), idle and with one CPU hog per CPU started here.
+# serial: its CPU hogs would slow the other tests down.
+. "$(dirname "$0")/lib.sh"
+trap 'stop_hogs; rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib-truth.sh"
+
+# Snapshots (--sampling snapshot): every thread stopped at the sampler's instants. The shorter
+# function of one thread, -1.5 to +0.2 in 11 runs (-2.9 to +0.1 in 13 before the threads were
+# held for the whole sample and the instants drawn uniformly after it). Four threads on two
+# CPUs are not yet right: -3.0 to -0.5, 1.6 points low on average (1.9 before); held to 3.5.
+check "snapshots: one CPU-bound thread" --snapshot -- bound 8 1
+check "snapshots: more threads than CPUs" --snapshot --guard 3.5 -- bound 5 $(($(nproc) * 2))
+start_hogs
+# At CPU-clock timers' ticks beside CPU hogs the shares are not yet right (README, Limits: a
+# thread that shares its CPU with a busy process gets it right after a tick and gives it up at
+# a system call before the next, so the code right after its calls is seldom seen): the longer
+# function gets 2-4 points too much with one thread, 2-9 with four. Held to 7 and 10 points
+# until that is fixed. As nobody this is what the default gives where perf_event_paranoid is 3
+# or more (record-truth.sh); where it is 2, for the kernel's time alone.
+check "ticks: one CPU-bound thread beside $(nproc) CPU hogs" --ticks --guard 7 -- bound 8 1
+check "ticks: more threads than CPUs, beside $(nproc) CPU hogs" --ticks --guard 10 -- \
+	bound 5 $(($(nproc) * 2))
+check "ticks: work then sleep beside $(nproc) CPU hogs" --ticks -- duty 10 300 700
+# Snapshots at the default priority: the shorter function of four threads came out 1.5 to
+# 4.6 points low (13 runs) before their threads were held for the whole sample and the
+# instants drawn uniformly after it; since, -0.5 to +2.1 (11 runs, +1.0 on average: not yet
+# right, held to 3). One thread, -1.1 to +1.1 (-2.2 to +0.4 before).
+check "snapshots: one CPU-bound thread beside $(nproc) CPU hogs" --snapshot -- bound 8 1
+check "snapshots: more threads than CPUs, beside $(nproc) CPU hogs" --snapshot --guard 3 -- \
+	bound 5 $(($(nproc) * 2))
+# Not yet right either (README, Limits): a thread in a call of milliseconds, or in page faults,
+# shares its CPU at the kernel's points of rescheduling inside, and stopped at the end after
+# being switched out, it is not counted as on a CPU at the instant: munmap() of 64 MiB came out
+# 0 % where the program spent 4.6 % (5.0 % idle), and page faults' computing function +1.0 to
+# +2.1 points. Held to 6 and 3.5.
+check "snapshots: a long system call beside $(nproc) CPU hogs" --snapshot --guard 6 -- munmap 6
+check "snapshots: page faults and munmap beside $(nproc) CPU hogs" --snapshot --guard 3.5 -- \
+	faults 6
+stop_hogs
