@@ -2002,7 +2002,7 @@ static void sample(struct tracer *t)
 	t->sample_open = 1;
 	t->sample_time = now_ns();
 	sample_room(t, t->nts + (uint32_t)t->tt.nr);
-	/* Each task that stops is read and let go at once (task_stopped()). */
+	/* Each task that stops is read at once, and let go or held (task_stopped()). */
 	stop_all(t, 0);
 	/* The others: sleepers, tasks held in stops of their own, and those sampled by their
 	 * CPU clocks, where they are. */
