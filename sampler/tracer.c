@@ -2490,7 +2490,9 @@ int tracer_start(struct tracer *t, char *const argv[])
 		kill(pid, SIGKILL);
 		return EXIT_FAIL;
 	}
-	/* The first event is the exec: record the program from there. */
+	/* The first event is the exec: record the program from there (its wall time too: it runs
+	 * from its exec on, before tracer_run()). */
+	t->start_ns = now_ns();
 	new_task(t, pid, pid, PROCESS_STARTED, getpid(), 0);
 	while ((w = waitpid(pid, &status, __WALL)) < 0 && errno == EINTR)
 		;
@@ -2698,9 +2700,9 @@ int tracer_run(struct tracer *t)
 	struct pollfd fds[2] = { { .fd = t->sigfd, .events = POLLIN },
 				 { .fd = t->timerfd, .events = POLLIN } };
 
-	t->start_ns = now_ns();
-	t->last_flush = t->last_comm_check = t->start_ns;
-	t->deadline = t->start_ns;
+	if (!t->start_ns)
+		t->start_ns = now_ns(); /* attached (a started program's: tracer_start()) */
+	t->last_flush = t->last_comm_check = t->deadline = now_ns();
 	if (t->o.randomize) {
 		srandom((unsigned)(t->start_ns ^ (uint64_t)getpid()));
 		t->deadline += (uint64_t)((double)t->period_ns * ((double)random() / RAND_MAX));
