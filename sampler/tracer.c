@@ -452,16 +452,21 @@ static void release(struct tracer *t, struct task *task)
 }
 
 /*
- * Whether a snapshot still holds its stopped threads at `now` (task_stopped()). Past
- * HOLD_PERIODS, those held are let go: a thread that takes long to reach its stop (one that
- * waits for a CPU on a busy machine) holds the others no longer.
+ * Whether a snapshot holds the threads stopped for it at `now` (task_stopped()): for
+ * HOLD_PERIODS after its instant, so that a thread that takes long to reach its stop (one that
+ * waits for a CPU on a busy machine) does not hold the others longer.
  */
-static int holding(struct tracer *t, uint64_t now)
+static int holding(const struct tracer *t, uint64_t now)
 {
-	if (t->o.cpu_clock != CPU_CLOCK_NONE || !t->sample_open)
-		return 0;
-	if (now - t->sample_time < HOLD_PERIODS * t->period_ns)
-		return 1;
+	return t->o.cpu_clock == CPU_CLOCK_NONE && t->sample_open &&
+	       now - t->sample_time < HOLD_PERIODS * t->period_ns;
+}
+
+/* Past the hold, the threads a snapshot held go on (at CPU clocks none are held). */
+static void let_go_held(struct tracer *t)
+{
+	if (t->o.cpu_clock != CPU_CLOCK_NONE)
+		return;
 	for (size_t i = 0; i < t->tt.nr; i++) {
 		struct task *task = t->tt.tasks[i];
 
@@ -471,7 +476,6 @@ static int holding(struct tracer *t, uint64_t now)
 			release(t, task);
 		}
 	}
-	return 0;
 }
 
 /*
@@ -506,6 +510,7 @@ static void task_stopped(struct tracer *t, struct task *task, int group_stop)
 		if (t->nwait > 0 && !holding(t, task->stop_ns)) {
 			task->sampled = 0;
 			release(t, task);
+			let_go_held(t);
 		}
 		return;
 	}
@@ -1225,6 +1230,8 @@ static void wait_for_stops(struct tracer *t)
 		/* a snapshot's held threads are let go in time (looked at each millisecond) */
 		if (holding(t, now))
 			ts.tv_nsec = 1000 * 1000;
+		else if (t->sample_open)
+			let_go_held(t);
 		if (spin && now - progress < SPIN_NS)
 			sched_yield();
 		else
@@ -2013,10 +2020,8 @@ static void sample(struct tracer *t)
 	t->sampling = 0;
 	/* A snapshot is written while its threads are held (task_stopped()), so that they go on
 	 * only once the tracer is about to sleep (the rest of its work, after). */
-	if (t->o.cpu_clock == CPU_CLOCK_NONE) {
-		t->st.samples++;
+	if (!waits && t->o.cpu_clock == CPU_CLOCK_NONE)
 		written = emit_sample(t, t->sample_time);
-	}
 	/* Tasks held in a stop of their own go back to it; any other still stopped goes on. */
 	for (size_t i = 0; i < t->tt.nr; i++) {
 		struct task *task = t->tt.tasks[i];
@@ -2031,14 +2036,10 @@ static void sample(struct tracer *t)
 	t->st.stopped_ns += end - t->sample_time;
 	if (end - t->sample_time > t->st.max_stop_ns)
 		t->st.max_stop_ns = end - t->sample_time;
-	if (written) {
-		upkeep(t, written);
-		return;
-	}
 	if (waits)
 		return;
 	t->st.samples++;
-	write_sample(t, t->sample_time);
+	upkeep(t, written ? written : emit_sample(t, t->sample_time));
 }
 
 /*
@@ -2286,12 +2287,13 @@ static int set_timer(struct tracer *t, uint64_t deadline)
  */
 static void next_deadline(struct tracer *t)
 {
-	uint64_t now = now_ns(), p = t->period_ns, lo = t->deadline + p / 2, took, mean;
+	uint64_t now = now_ns(), p = t->period_ns, lo = t->deadline + p / 2;
 
 	if (now > t->deadline + p)
 		t->st.missed += (now - t->deadline) / p;
 	if (t->o.cpu_clock == CPU_CLOCK_NONE) {
-		took = now > t->deadline ? now - t->deadline : 0;
+		uint64_t took = now > t->deadline ? now - t->deadline : 0, mean;
+
 		t->sample_took = t->sample_took - t->sample_took / 16 + took / 16;
 		mean = t->sample_took < p - p / 4 ? p - t->sample_took : p / 4;
 		t->deadline = now + random_u64(t) % (2 * mean);
@@ -2700,8 +2702,9 @@ int tracer_run(struct tracer *t)
 	struct pollfd fds[2] = { { .fd = t->sigfd, .events = POLLIN },
 				 { .fd = t->timerfd, .events = POLLIN } };
 
+	/* An attached program is recorded from here; a started one from its exec (tracer_start()) */
 	if (!t->start_ns)
-		t->start_ns = now_ns(); /* attached (a started program's: tracer_start()) */
+		t->start_ns = now_ns();
 	t->last_flush = t->last_comm_check = t->deadline = now_ns();
 	if (t->o.randomize) {
 		srandom((unsigned)(t->start_ns ^ (uint64_t)getpid()));

@@ -135,8 +135,8 @@ truth_share "more threads than CPUs" -- bound 3 4 10 || truth_share "more thread
 	bad "more threads than CPUs: hot's share is off"
 # Snapshots and ticks: recorded and reported. (Their shares are not checked here: under
 # emulation the guest's scheduler ticks come in clumps, whenever the host runs its CPUs; the
-# ticks' and snapshots' accuracy is checked natively, by record-truth-modes; a clump can still make
-# the shorter function the top one, as at ticks once in a busy run of the suite, so one retry.)
+# ticks' and snapshots' accuracy is checked natively, by record-truth-modes; a clump can still
+# make the shorter function the top one, as at ticks once in a busy run of the suite, so one retry.)
 top_is_hot() {
 	pperf record -q --sampling "$1" -o s.data -- truth bound 2 1 10 >own || bad "$1: record exited $?"
 	top=$(pperf report --format csv --sort sym s.data | awk -F, 'NR == 2 { print $4 }')

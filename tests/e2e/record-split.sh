@@ -2,7 +2,8 @@
 # function through the recorded maps and the ELF symbol table, by test-tool's own symbolizer)
 # matches within 3 points, sampled at steps of its CPU clock (the default: its task clock as
 # root, whatever else the suite runs beside it) and, with a real-time sampler, by stopping it
-# at the sampling instants (--sampling snapshot). record-truth-modes checks snapshots idle and beside CPU hogs.
+# at the sampling instants (--sampling snapshot). record-truth-modes checks snapshots idle and
+# beside CPU hogs.
 # serial: beside the other tests (programs that start, stop and wake all the time) the snapshot
 # mode at the default priority gives the shorter function up to 10 points too much (README
 # "What stopping a thread cannot see"); it is not checked here.

@@ -50,7 +50,8 @@ if [ ${#asuser[@]} -gt 0 ]; then
 	check "as nobody: work 0.3 ms, sleep 0.7 ms" --nobody -- duty 6 300 700
 	check "as nobody: page faults and munmap, then work" --nobody -- faults 4
 	check "as nobody: a long system call (munmap of 64 MiB), then work" --nobody -- munmap 4
-	# with a channel too (at paranoid 3 that is snapshots: record-truth-modes.sh)
+	# with a channel too (at paranoid 3 that is snapshots, which record-truth-modes.sh checks
+	# without a channel)
 	[ $user_clock = 1 ] && check "as nobody with a channel: page faults and munmap, then work" \
 		--nobody --channel -- faults 4
 fi
