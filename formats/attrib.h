@@ -7,7 +7,10 @@
  * sample stands for its period. A thread asleep, waiting for a CPU or held in a stop stands for
  * none, however much CPU time it used since its previous sample: that time was spent elsewhere,
  * and the observations that found it running carry it. So a sampled position is always one
- * the thread was running at, and each such position weighs alike.
+ * the thread was running at, and each such position weighs alike. (One exception, recorded as
+ * TS_ONCPU: a thread that waited for a CPU inside a system call at the instant and ran the call
+ * to its end before its stop stands for the CPU time it used in the call after the instant,
+ * which no later observation could see.)
  *
  * Those weights are then scaled, per thread, so that they add up to the CPU time the thread
  * was measured to use (its cumulative CPU time, read at every sample) over its recent samples:

@@ -179,7 +179,9 @@ struct profile_ustack {
  */
 enum tsample_state {
 	TS_UNKNOWN = 0, /* not recorded (format 1.0, legacy profiles): cpu_weight is cpu_delta */
-	TS_ONCPU = 1,	/* running on a CPU (user or kernel code) from the instant to its stop */
+	/* running on a CPU (user or kernel code) from the instant to its stop; or, in snapshots,
+	 * waiting for one inside a system call at the instant and running it to its end after */
+	TS_ONCPU = 1,
 	TS_OFFCPU = 2,	/* runnable but waiting for a CPU, or preempted before it stopped */
 	TS_ASLEEP = 3,	/* asleep in the kernel (a blocking call), read where it sleeps */
 	TS_HELD = 4,	/* not running: in a stop of its own (SIGSTOP, a vfork, a ptrace event) */
@@ -199,7 +201,8 @@ struct profile_tsample {
 	 * The CPU time this observation stands for before the readers' per-thread scale: for
 	 * TS_ONCPU, the time since the thread's previous observation ended (the sampling interval,
 	 * or longer when the thread stopped late inside a long system call it ran all along), or
-	 * at a tick of its CPU clock the period, every tick alike; 0 in the other states.
+	 * the CPU time it used in the call it waited in at the instant, or at a tick of its CPU
+	 * clock the period, every tick alike; 0 in the other states.
 	 */
 	uint64_t cpu_weight;
 	/*
