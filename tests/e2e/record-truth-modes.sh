@@ -28,7 +28,7 @@ check "ticks: work then sleep beside $(nproc) CPU hogs" --ticks -- duty 10 300 7
 # Snapshots at the default priority: the shorter function of four threads came out 1.5 to
 # 4.6 points low (13 runs) before their threads were held for the whole sample and the
 # instants drawn uniformly after it, -0.5 to +2.1 after (11 runs), and -0.2 to +2.2 now (7
-# runs, +0.9 on average: not yet right, held to 3). One thread: -0.6 to +0.5 in 7 runs since
+# runs, +0.9 on average: not yet right, held to 3). One thread: -0.6 to +0.1 in 7 runs since
 # the sampler polls for stops without giving its CPU away (before, one run in two got a third
 # of its rate, and some came out 1.6-2.4 points off).
 check "snapshots: one CPU-bound thread beside $(nproc) CPU hogs" --snapshot -- bound 8 1
