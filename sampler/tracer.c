@@ -1652,7 +1652,8 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 			return st;
 		}
 	}
-	if (st == TS_OFFCPU && call->nr >= 0 && task->state == TASK_STOPPED && task->sampled) {
+	if (st == TS_OFFCPU && call->nr >= 0 && task->state == TASK_STOPPED && task->sampled &&
+	    then->switches != CPUTIME_NO_SWITCHES) {
 		/*
 		 * Waiting for a CPU at the instant inside a system call (its CPU taken there), and
 		 * stopped at that call's end: the CPU time it used since the instant was the
