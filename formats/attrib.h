@@ -3,8 +3,9 @@
  * rule that report, its call graphs and every converter follow.
  *
  * A thread-sample stands for CPU time only if the thread was on a CPU at the sampling instant
- * (TS_ONCPU): then for the time since the thread's previous observation, as a perf cpu-clock
- * sample stands for its period. A thread asleep, waiting for a CPU or held in a stop stands for
+ * (TS_ONCPU): then for the time since the thread's previous observation (in snapshots, the
+ * program's average run between a sample and the next instant), as a perf cpu-clock sample
+ * stands for its period. A thread asleep, waiting for a CPU or held in a stop stands for
  * none, however much CPU time it used since its previous sample: that time was spent elsewhere,
  * and the observations that found it running carry it. So a sampled position is always one
  * the thread was running at, and each such position weighs alike. (One exception, recorded as

@@ -199,8 +199,9 @@ struct profile_tsample {
 	uint32_t state;	    /* enum tsample_state */
 	/*
 	 * The CPU time this observation stands for before the readers' per-thread scale: for
-	 * TS_ONCPU, the time since the thread's previous observation ended (the sampling interval,
-	 * or longer when the thread stopped late inside a long system call it ran all along), or
+	 * TS_ONCPU, the time since the thread's previous observation ended (the sampling interval;
+	 * in snapshots, how long the program ran between a sample and the next instant on
+	 * average; more when the thread stopped late inside a long system call it ran in), or
 	 * the CPU time it used in the call it waited in at the instant, or at a tick of its CPU
 	 * clock the period, every tick alike; 0 in the other states.
 	 */

@@ -87,6 +87,9 @@ struct tracer {
 	uint64_t last_written; /* the time of the last sample written */
 	uint64_t rng;	 /* xorshift state (random_u64()) */
 	uint64_t sample_took; /* how long a snapshot takes, on average (next_deadline()) */
+	/* when the last sample let its threads go, and how long the program then ran to the next
+	 * instant, on average: what a snapshot's observation of a running thread stands for */
+	uint64_t released_ns, run_gap;
 	/* how long interrupts took to stop threads in user code (see task_weigh()) */
 	uint32_t ipi_hist[IPI_BINS];
 	uint64_t ipi_seen;
@@ -1625,12 +1628,18 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 			st = TS_EDGE;
 	}
 	if (st == TS_ONCPU) {
-		/* The time since its previous observation, but no more than two periods: after a
-		 * gap (the sampler waited for a CPU) one position would stand for all of it. The
-		 * readers' per-thread scale gives the time back to every position alike. */
+		/* In snapshots, how long the program runs between a sample and the next instant,
+		 * on average, for every observation alike: weighed by its own gap, the code that
+		 * runs long after a sample (the gap long) would get more than its time, and the
+		 * code right after it less (next_deadline()). Otherwise the time since its previous
+		 * observation, but no more than two periods: after a gap (the sampler waited for a
+		 * CPU) one position would stand for all of it. The readers' per-thread scale gives
+		 * the time back to every position alike. */
 		uint64_t gap = t->sample_time > task->mark ? t->sample_time - task->mark : 0;
 
-		*weight = gap < 2 * t->period_ns ? gap : 2 * t->period_ns;
+		*weight = t->o.cpu_clock == CPU_CLOCK_NONE ? t->run_gap :
+			  gap < 2 * t->period_ns	   ? gap :
+							     2 * t->period_ns;
 		*weight = (uint64_t)((double)*weight * chance + 0.5);
 		if (call->nr >= 0 && task->stop_ns > t->sample_time + t->period_ns / 4) {
 			/*
@@ -2075,6 +2084,12 @@ static void sample(struct tracer *t)
 		task->seen_running = 0;
 	}
 	end = now_ns();
+	/* the gap this sample ended counts from the next on, over the last hundred or so: an
+	 * observation weighed by its own gap, even in part, leans to what runs long after a
+	 * sample (task_weigh()) */
+	if (t->released_ns && t->sample_time > t->released_ns)
+		t->run_gap = t->run_gap - t->run_gap / 64 + (t->sample_time - t->released_ns) / 64;
+	t->released_ns = end;
 	t->st.stopped_ns += end - t->sample_time;
 	if (end - t->sample_time > t->st.max_stop_ns)
 		t->st.max_stop_ns = end - t->sample_time;
@@ -2314,16 +2329,20 @@ static int set_timer(struct tracer *t, uint64_t deadline)
  * while the sampler works: an instant soon after the sample would find them still settling.
  *
  * In snapshots, whose threads are held until the sample is written and go on as the
- * sampler goes to sleep (task_stopped()): at a point drawn uniformly in the next 2M, M being
- * the period less what a snapshot takes on average (so that the rate is -F's). A sample
- * disturbs the program: its threads all stop, and when let go, those that waited for a CPU
- * get one, and run from where they waited (most often a system call's end: the start of the
- * code after it). An instant drawn at any distance from the sample's end as often as at any
- * other, within the interval, sees those first moments as often as the later ones; the
- * instants drawn before (from half a period after the previous instant, at least a quarter of
- * a period after the sample) never saw them, and the code after such calls got 1.5-3 points
- * too little beside CPU hogs. The instants, random, also keep off any period the program
- * keeps itself (sleeps 0.7 ms after 0.3 ms of work, wakes on a 1 ms timer).
+ * sampler goes to sleep (task_stopped()): after a gap drawn from an exponential distribution
+ * of mean M, M being the period less what a snapshot takes on average (so that the rate is
+ * -F's). A sample disturbs the program: its threads all stop, and when let go, those that
+ * waited for a CPU get one, and run from where they waited (most often a system call's end:
+ * the start of the code after it). Such a gap has no memory: at any moment after the sample,
+ * however long ago it ended, the next instant is as likely to come in the next microsecond,
+ * so the program's first moments after a sample are seen as often as any later ones, for the
+ * time they take (each observation weighing alike: task_weigh()). A gap drawn uniformly in
+ * [0, 2M) is as likely to end at any point, but the later points are reached only by the
+ * longer gaps: the chance of an instant in the next microsecond grows from 1/2M right after
+ * the sample, and the code after the calls that threads waited at came out 1.5 points low
+ * with 4 threads on 2 CPUs (a quarter of a period after the sample at the least, before: 1.5-3
+ * points beside CPU hogs). The instants, random, also keep off any period the program keeps
+ * itself (sleeps 0.7 ms after 0.3 ms of work, wakes on a 1 ms timer).
  *
  * A sample that took longer than a period counts the periods it missed.
  */
@@ -2338,7 +2357,10 @@ static void next_deadline(struct tracer *t)
 
 		t->sample_took = t->sample_took - t->sample_took / 16 + took / 16;
 		mean = t->sample_took < p - p / 4 ? p - t->sample_took : p / 4;
-		t->deadline = now + random_u64(t) % (2 * mean);
+		/* -ln(u) for u in (0, 1]: 53 random bits, never 0 */
+		double u = ((double)(random_u64(t) >> 11) + 1) / 9007199254740992.0;
+
+		t->deadline = now + (uint64_t)(-log(u) * (double)mean);
 		return;
 	}
 	if (lo < now + p / 4)
@@ -2355,6 +2377,7 @@ struct tracer *tracer_new(const struct tracer_options *opts)
 	t->period_ns = (uint64_t)(1e9 / opts->freq_hz + 0.5);
 	if (!t->period_ns)
 		t->period_ns = 1;
+	t->run_gap = t->period_ns;
 	t->sigfd = t->timerfd = -1;
 	t->cookie = 0x7070657266000000ULL ^ (uint64_t)getpid();
 	t->rng = (now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
