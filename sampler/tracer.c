@@ -2084,7 +2084,7 @@ static void sample(struct tracer *t)
 		task->seen_running = 0;
 	}
 	end = now_ns();
-	/* the gap this sample ended counts from the next on, over the last hundred or so: an
+	/* the gap this sample ended counts from the next on, over the last sixty or so: an
 	 * observation weighed by its own gap, even in part, leans to what runs long after a
 	 * sample (task_weigh()) */
 	if (t->released_ns && t->sample_time > t->released_ns)

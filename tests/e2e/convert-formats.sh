@@ -19,25 +19,18 @@ import() { node "$ROOT/tests/helper/speedscope-import.js" "$SS" "$@"; }
 pprof() { timeout 120 go tool pprof "$@" 2>pprof.err; }
 # total_ns CSV: the report's CPU time in ns
 total_ns() { awk -F, 'NR > 1 { s += $3 } END { printf "%.0f", s * 1e6 }' "$1"; }
-# self_ns CSV: each function's CPU time in ns, "NAME NS" sorted
-self_ns() { awk -F, 'NR > 1 { printf "%s %.0f\n", $NF, $3 * 1e6 }' "$1" | sort; }
-# self_ns_dso CSV: the same with code pperf could not name under its file's name in brackets,
-# as call graphs (speedscope's frames) have it, where the flat report gives each address
-# ("[unknown] FILE+0xADDR", "[FILE]"; a stop at the end of a system call made in the dynamic
-# loader, which has no symbols, at startup)
-self_ns_dso() {
+# self_ns CSV: each function's CPU time in ns, "NAME NS" sorted, with code pperf could not
+# name under its file's name in brackets, as call graphs (speedscope's frames, pprof's
+# functions) have it, where the flat report gives each address ("[unknown] FILE+0xADDR",
+# "[FILE]"; a sample at an address no symbol covers, at random: a stop at the end of a system
+# call the dynamic loader makes at startup, say)
+self_ns() {
 	awk -F, 'NR > 1 { n = $NF
 		if (n ~ /^\[unknown\] .*\+0x[0-9a-f]+$/) {
 			sub(/^\[unknown\] /, "", n); sub(/\+0x[0-9a-f]+$/, "", n)
 			if (n !~ /^\[/) n = "[" n "]"
 		}
 		s[n] += $3 * 1e6 } END { for (n in s) printf "%s %.0f\n", n, s[n] }' "$1" | sort
-}
-# self_ns_folded CSV: the same with every code pperf could not name as one "[unknown]", as
-# pprof's functions have it (a sample at an address no symbol covers, at random: 1 in a run)
-self_ns_folded() {
-	awk -F, 'NR > 1 { n = $NF; if (n ~ /^\[unknown\]/) n = "[unknown]"; s[n] += $3 * 1e6 }
-		END { for (n in s) printf "%s %.0f\n", n, s[n] }' "$1" | sort
 }
 # meter_nj CSV: the meter's energy in the report, in nJ
 meter_nj() {
@@ -72,7 +65,7 @@ for p in cp m; do
 	# every function's own weight is its CPU time in the report, to the nanosecond
 	awk -F'\t' '$1 == "frame" { s[$3] += $4 }
 		END { for (f in s) if (s[f]) printf "%s %d\n", f, s[f] }' $p.ss | sort >$p.ss.self
-	self_ns_dso $p.sym.csv >$p.rep.self
+	self_ns $p.sym.csv >$p.rep.self
 	cmp -s $p.ss.self $p.rep.self || fail "speedscope $p: functions' CPU ns differ from the" \
 		"report's: $(diff $p.ss.self $p.rep.self | head)"
 	echo "speedscope $p: schema valid, $(wc -l <$p.ss.self) functions' CPU time as the" \
@@ -130,7 +123,7 @@ for p in cp m ni; do
 	expect_eq "pprof $p: top function" "$top" "$(awk -F, 'NR == 2 { print $NF }' $p.sym.csv)"
 	awk '/flat%/ { on = 1; next } on && $1 != "0" { v = $1; sub(/ns$/, "", v); print $NF, v }' \
 		$p.top | sort >$p.pp.self
-	self_ns_folded $p.sym.csv >$p.rep.self
+	self_ns $p.sym.csv >$p.rep.self
 	cmp -s $p.pp.self $p.rep.self ||
 		fail "pprof $p: flat ns differ from the report's: $(diff $p.pp.self $p.rep.self | head)"
 	echo "pprof $p: total $got ns, top $top, every function's flat ns as the report's"
