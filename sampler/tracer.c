@@ -1518,6 +1518,13 @@ static uint64_t fault_weight(struct task *task, uint64_t faults_now)
 	return (uint64_t)((w < most ? w : most) + 0.5);
 }
 
+/* The CPU time a stopped task used since it was interrupted: as its CPU time read then is as of
+ * its last scheduler tick if it was running, up to a tick more. */
+static uint64_t used_since_asked(const struct task *task)
+{
+	return task->cpu_ns > task->asked_cpu_ns ? task->cpu_ns - task->asked_cpu_ns : 0;
+}
+
 /*
  * Where the task was at the sampling instant, and the CPU time its thread-sample stands for
  * (formats/attrib.h). A stopped task that was on a CPU at the instant stands for the time
@@ -1593,7 +1600,7 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 		uint64_t since = task->stop_ns - t->sample_time + PREEMPT_SLACK_NS;
 		int long_call = call->nr >= 0 && call->nr < SLEEP_CALLS &&
 				!t->sleep_calls[call->nr] &&
-				task->cpu_ns >= task->asked_cpu_ns + LONG_CALL_NS;
+				used_since_asked(task) >= LONG_CALL_NS;
 		int again = now->switches > then->switches &&
 			    (long_call || (now->switches == then->switches + 1 && call->nr < 0));
 
@@ -1649,9 +1656,7 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 			 * tick, so this may be up to a tick more.
 			 */
 			uint64_t late = task->stop_ns - t->sample_time;
-			uint64_t used = task->cpu_ns > task->asked_cpu_ns ?
-						task->cpu_ns - task->asked_cpu_ns :
-						0;
+			uint64_t used = used_since_asked(task);
 			uint64_t waited = now->waited_ns - then->waited_ns;
 			uint64_t ran = late > waited ? late - waited : 0;
 
@@ -1673,8 +1678,7 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 		 * program's CPU time instead of 4.4-5.5 % beside two CPU hogs.
 		 */
 		uint64_t late = task->stop_ns > t->sample_time ? task->stop_ns - t->sample_time : 0;
-		uint64_t used = task->cpu_ns > task->asked_cpu_ns ? task->cpu_ns - task->asked_cpu_ns :
-								    0;
+		uint64_t used = used_since_asked(task);
 
 		*weight = used < late ? used : late;
 		if (*weight) {
