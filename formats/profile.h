@@ -242,7 +242,8 @@ struct profile_totals {
 	uint64_t stopped_ns;  /* total time the program was stopped for sampling */
 	uint64_t samples;     /* samples taken */
 	uint64_t samples_ideal; /* wall_ns / period_ns */
-	uint64_t missed;      /* deadlines skipped because the sampler fell behind */
+	uint64_t missed;      /* deadlines skipped because the sampler fell behind; in
+			       * snapshots, samples_ideal less samples */
 	uint64_t foreign_signals; /* signals of the program passed through */
 };
 

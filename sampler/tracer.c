@@ -2348,14 +2348,15 @@ static int set_timer(struct tracer *t, uint64_t deadline)
  * points beside CPU hogs). The instants, random, also keep off any period the program keeps
  * itself (sleeps 0.7 ms after 0.3 ms of work, wakes on a 1 ms timer).
  *
- * A sample that took longer than a period counts the periods it missed.
+ * At CPU clocks a sample that took longer than a period counts the periods it missed. A
+ * snapshot's gap has no deadline to miss (a long sample only shortens the mean of the next
+ * gaps): what the snapshots miss is the shortfall of their instants against -F, counted at
+ * the end (finish_totals()).
  */
 static void next_deadline(struct tracer *t)
 {
 	uint64_t now = now_ns(), p = t->period_ns, lo = t->deadline + p / 2;
 
-	if (now > t->deadline + p)
-		t->st.missed += (now - t->deadline) / p;
 	if (t->o.cpu_clock == CPU_CLOCK_NONE) {
 		uint64_t took = now > t->deadline ? now - t->deadline : 0, mean;
 
@@ -2367,6 +2368,8 @@ static void next_deadline(struct tracer *t)
 		t->deadline = now + (uint64_t)(-log(u) * (double)mean);
 		return;
 	}
+	if (now > t->deadline + p)
+		t->st.missed += (now - t->deadline) / p;
 	if (lo < now + p / 4)
 		lo = now + p / 4;
 	t->deadline = lo + random_u64(t) % p;
@@ -2705,6 +2708,10 @@ static void finish_totals(struct tracer *t)
 
 	t->st.wall_ns = now_ns() - t->start_ns;
 	t->st.samples_ideal = t->st.wall_ns / t->period_ns;
+	if (t->o.cpu_clock == CPU_CLOCK_NONE)
+		t->st.missed = t->st.samples_ideal > t->st.samples
+				       ? t->st.samples_ideal - t->st.samples
+				       : 0;
 	rec.totals = (struct profile_totals){ .wall_ns = t->st.wall_ns,
 					      .stopped_ns = t->st.stopped_ns,
 					      .samples = t->st.samples,
