@@ -18,8 +18,11 @@ user_clock=0
 [ ${#asuser[@]} -gt 0 ] && "${asuser[@]}" "$T/pperf" record -v -o /dev/null -- /bin/true 2>&1 |
 	grep -q '^pperf: task clock .*user mode' && user_clock=1
 
-# measure [--nobody|--perfmon] [--snapshot|--ticks|--channel|--stacks|--copies] [--guard POINTS] -- TRUTH-ARGS:
-# one recording (--channel: with a channel, -e task-clock, read at the sampling instants and
+# The first CPU this test may use, for a machine of one CPU (measure --one-cpu).
+one_cpu=$(awk '/^Cpus_allowed_list/ { split($2, a, /[,-]/); print a[1] }' /proc/self/status)
+# measure [--nobody|--perfmon|--one-cpu] [--snapshot|--ticks|--channel|--stacks|--copies] [--guard POINTS] -- TRUTH-ARGS:
+# one recording (--one-cpu: pperf and the program on one CPU, as on a machine of one;
+# --channel: with a channel, -e task-clock, read at the sampling instants and
 # given to the buffer's samples; --copies: with stack copies, --call-graph dwarf, which the
 # kernel writes into the buffer); succeeds if every function the
 # program times has its share within the tolerance of the program's own account. The tolerance
@@ -34,6 +37,7 @@ measure() {
 	local who=() as= mode=() guard=0
 	[ "$1" = --nobody ] && { who=("${asuser[@]}") as="as nobody: "; shift; }
 	[ "$1" = --perfmon ] && { who=("${perfmon[@]}") as="as a user with CAP_PERFMON: "; shift; }
+	[ "$1" = --one-cpu ] && { who=(taskset -c "$one_cpu") as="on CPU $one_cpu alone: "; shift; }
 	[ "$1" = --snapshot ] && { mode=(--sampling snapshot); shift; }
 	[ "$1" = --ticks ] && { mode=(--sampling ticks); shift; }
 	[ "$1" = --channel ] && { mode=(-e task-clock); shift; }

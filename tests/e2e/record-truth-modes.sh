@@ -15,6 +15,13 @@ trap 'stop_hogs; rm -rf "$T"' EXIT
 # 0.0 to +1.4 (9 runs) and -1.3 to -0.4 (7).
 check "snapshots: one CPU-bound thread" --snapshot -- bound 8 1
 check "snapshots: more threads than CPUs" --snapshot -- bound 5 $(($(nproc) * 2))
+# On a machine of one CPU (pperf and the program pinned to one): letting its threads go, the
+# sampler lost that CPU to the first, and got it back only at that thread's next system call;
+# the next gap began only then, so that what the thread ran meanwhile was never seen, and two
+# threads' shorter function came out +0.4 to +4.1 points (10 runs, +2.4 on average). The next
+# instant is now set before the threads go: -0.7 to +2.6 (10 runs, +1.0 on average); an instant
+# that comes while the sampler waits for its CPU is still taken late. Not yet right: held to 3.
+check "snapshots: two threads on one CPU with pperf" --one-cpu --snapshot --guard 3 -- bound 5 2
 start_hogs
 # At CPU-clock timers' ticks beside CPU hogs the shares are not yet right (README, Limits: a
 # thread that shares its CPU with a busy process gets it right after a tick and gives it up at
@@ -31,12 +38,13 @@ check "ticks: work then sleep beside $(nproc) CPU hogs" --ticks -- duty 10 300 7
 # instants drawn uniformly after it, -0.5 to +2.1 after (11 runs), and +1.2 to +3.1 with
 # gaps without memory (12 runs, +2.1 on average, where the uniform gaps came out -0.3 to +1.2
 # in 4 runs between 4 of them: they saw less of what runs right after a sample, idle too,
-# which here made up for a lean the right instants show): not yet right, held to 3.5. One
+# which here made up for a lean the right instants show); with the next instant set before
+# the threads go (above), -0.9 to +2.3 (26 runs, +1.25 on average): not yet right, held to 3. One
 # thread: -0.6 to +0.1 in 7 runs since the sampler polls for stops without giving its CPU away
 # (before, one run in two got a third of its rate, and some came out 1.6-2.4 points off), +0.4
 # and +0.7 with the gaps without memory.
 check "snapshots: one CPU-bound thread beside $(nproc) CPU hogs" --snapshot -- bound 8 1
-check "snapshots: more threads than CPUs, beside $(nproc) CPU hogs" --snapshot --guard 3.5 -- \
+check "snapshots: more threads than CPUs, beside $(nproc) CPU hogs" --snapshot --guard 3 -- \
 	bound 5 $(($(nproc) * 2))
 # A long system call beside the hogs: a thread in a munmap() of milliseconds loses its CPU
 # inside it; stopped at its end, it stands for the CPU time it used in it since the instant
