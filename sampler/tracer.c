@@ -87,8 +87,7 @@ struct tracer {
 	uint64_t last_written; /* the time of the last sample written */
 	uint64_t rng;	 /* xorshift state (random_u64()) */
 	uint64_t sample_took; /* how long a snapshot takes, on average (next_deadline()) */
-	int next_armed;	      /* the next instant is set (a snapshot sets it before its release) */
-	/* when the last sample began to let its threads go (its next instant set), and how long
+	/* when the last snapshot began to let its threads go (its next instant set), and how long
 	 * the program then ran to the next instant, on average: what a snapshot's observation of
 	 * a running thread stands for */
 	uint64_t released_ns, run_gap;
@@ -2050,7 +2049,7 @@ static void drain_rings(struct tracer *t, int instant)
 
 static void sample(struct tracer *t)
 {
-	uint64_t end, written = 0, open_from = 0;
+	uint64_t end, written = 0;
 	uint32_t first = t->nts;
 	int waits;
 
@@ -2090,7 +2089,13 @@ static void sample(struct tracer *t)
 	if (!waits && t->o.cpu_clock == CPU_CLOCK_NONE) {
 		written = emit_sample(t, t->sample_time);
 		arm_next(t);
-		open_from = now_ns();
+		/* the gap this sample ended counts from the next on, over the last sixty or so: an
+		 * observation weighed by its own gap, even in part, leans to what runs long after a
+		 * sample (task_weigh()) */
+		if (t->released_ns && t->sample_time > t->released_ns)
+			t->run_gap = t->run_gap - t->run_gap / 64 +
+				     (t->sample_time - t->released_ns) / 64;
+		t->released_ns = now_ns();
 	}
 	/* Tasks held in a stop of their own go back to it; any other still stopped goes on. */
 	for (size_t i = 0; i < t->tt.nr; i++) {
@@ -2103,12 +2108,6 @@ static void sample(struct tracer *t)
 		task->seen_running = 0;
 	}
 	end = now_ns();
-	/* the gap this sample ended counts from the next on, over the last sixty or so: an
-	 * observation weighed by its own gap, even in part, leans to what runs long after a
-	 * sample (task_weigh()) */
-	if (t->released_ns && t->sample_time > t->released_ns)
-		t->run_gap = t->run_gap - t->run_gap / 64 + (t->sample_time - t->released_ns) / 64;
-	t->released_ns = open_from ? open_from : end;
 	t->st.stopped_ns += end - t->sample_time;
 	if (end - t->sample_time > t->st.max_stop_ns)
 		t->st.max_stop_ns = end - t->sample_time;
@@ -2398,7 +2397,6 @@ static void arm_next(struct tracer *t)
 	if (t->end_ns && t->deadline > t->end_ns)
 		t->deadline = t->end_ns;
 	set_timer(t, t->deadline);
-	t->next_armed = 1;
 }
 
 struct tracer *tracer_new(const struct tracer_options *opts)
@@ -2836,9 +2834,9 @@ int tracer_run(struct tracer *t)
 				break;
 			}
 			sample(t);
-			if (!t->next_armed)
+			/* (a snapshot sets its next instant itself, before it lets its threads go) */
+			if (t->o.cpu_clock != CPU_CLOCK_NONE)
 				arm_next(t);
-			t->next_armed = 0;
 		}
 	}
 	if (t->stop == STOP_SIGNAL && t->root && !t->root_done)
