@@ -44,15 +44,15 @@ static const char record_usage[] =
 	"                         record each thread-sample's registers and the top SIZE\n"
 	"                         bytes of its stack (default 8192, at most 65528), unwound\n"
 	"                         later with the ELF files' call frame information\n"
-	"      --sampling cpu     sample each thread at steps of its own CPU clock (the default):\n"
-	"                         exact steps of its task clock where perf_event_open allows,\n"
-	"                         else the ticks of a CPU-clock timer\n"
+	"      --sampling cpu     sample each thread at steps of its own CPU clock (the default\n"
+	"                         where perf_event_open allows the task clock): its exact\n"
+	"                         steps, else the ticks of a CPU-clock timer\n"
 	"      --sampling ticks   the ticks of a CPU-clock timer in each thread, even where\n"
 	"                         the task clock could be had\n"
 	"      --sampling snapshot\n"
 	"                         stop every thread at once at each sampling instant\n"
-	"                         (upstream pperf's way; the default with --pmu or -e where\n"
-	"                         the task clock is refused altogether)\n"
+	"                         (upstream pperf's way; the default where the task clock is\n"
+	"                         refused altogether)\n"
 	"  -r, --randomize        take the first sample at a random point of the first period\n"
 	"      --core-isolation   run the sampler on the last online CPU, the program on the others\n"
 	"      --fifo PRIO        run the sampler (only) with SCHED_FIFO priority PRIO (1-99)\n"
@@ -287,7 +287,8 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 			"need root, CAP_PERFMON or kernel.perf_event_paranoid <= 1)%s\n",
 			a->topt.user_ring ? "user mode" : "refused", strerror(a->task_clock_errno),
 			a->topt.user_ring ? ": user time through buffers, the ticks place kernel time" :
-					    "");
+			a->topt.cpu_clock ? ": at CPU-clock ticks" :
+					    ": snapshots");
 	if (st->user_ring_threads)
 		fprintf(stderr, "pperf: user time   %12llu threads with their user time through a "
 			"buffer, their ticks for their time in the kernel alone\n",
@@ -406,9 +407,11 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 		meta.flags |= META_RANDOMIZED;
 	if (a->topt.call_graph)
 		meta.flags |= META_CALL_GRAPH;
-	/* Each thread on its CPU clock, unless asked for; with channels, only on its task clock,
-	 * kernel-mode or user-mode (a system-wide reading is shared out per interval: the task
-	 * clock's buffers give each sample its own, snapshots intervals of a period, ticks of HZ). */
+	/* Each thread on its task clock (kernel-mode or user-mode) where the kernel allows one;
+	 * where it refuses both, snapshots, unless the ticks are asked for (--sampling cpu or
+	 * ticks): beside busy processes the ticks see a thread only where the scheduler lets it
+	 * run across one, and lean by several points (README, Limits), where the snapshots' own
+	 * instants do not. */
 	/* (each probe opens an event on pperf itself: once each) */
 	if (a->sampling == SAMPLING_CPU || a->sampling == SAMPLING_AUTO) {
 		clock_err = perfclock_usable();
@@ -416,10 +419,11 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 	}
 	a->topt.cpu_clock = a->sampling == SAMPLING_TICKS ? CPU_CLOCK_TICKS :
 			    a->sampling == SAMPLING_CPU ||
-					    (a->sampling == SAMPLING_AUTO &&
-					     (pmus.nr_channels == 0 || clock_err == 0 || user_clock)) ?
+					    (a->sampling == SAMPLING_AUTO && (clock_err == 0 || user_clock)) ?
 						    CPU_CLOCK_EXACT :
 						    CPU_CLOCK_NONE;
+	if (a->sampling == SAMPLING_AUTO && clock_err < 0 && !user_clock)
+		a->task_clock_errno = -clock_err; /* -v says why: snapshots */
 	if (a->topt.cpu_clock == CPU_CLOCK_EXACT) {
 		/* exact steps of each thread's task clock, where the kernel gives them */
 		if (clock_err < 0) {

@@ -1,7 +1,8 @@
 # What record-truth.sh and record-truth-modes.sh share: the program and pperf copied where
 # nobody can run them, the users to record as, and measure/shares/check, which hold a profile's
 # shares against the program's own account. Sourced after lib.sh, which sets $T.
-cp "$PPERF" "$PROGS/truth" "$T/" && chmod 755 "$T/pperf" "$T/truth"
+cp "$PPERF" "$PROGS/truth" "$PROGS/no-perf-event" "$T/" &&
+	chmod 755 "$T/pperf" "$T/truth" "$T/no-perf-event"
 mkdir "$T/out" && chmod 777 "$T/out"
 asuser=()
 [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
@@ -20,8 +21,9 @@ user_clock=0
 
 # The first CPU this test may use, for a machine of one CPU (measure --one-cpu).
 one_cpu=$(awk '/^Cpus_allowed_list/ { split($2, a, /[,-]/); print a[1] }' /proc/self/status)
-# measure [--nobody|--perfmon|--one-cpu] [--snapshot|--ticks|--channel|--stacks|--copies] [--guard POINTS] -- TRUTH-ARGS:
-# one recording (--one-cpu: pperf and the program on one CPU, as on a machine of one;
+# measure [--nobody|--sandbox|--perfmon|--one-cpu] [--snapshot|--ticks|--channel|--stacks|--copies] [--guard POINTS] -- TRUTH-ARGS:
+# one recording (--sandbox: as nobody where perf_event_open is refused, as in a container
+# (tests/progs/no-perf-event); --one-cpu: pperf and the program on one CPU, as on a machine of one;
 # --channel: with a channel, -e task-clock, read at the sampling instants and
 # given to the buffer's samples; --copies: with stack copies, --call-graph dwarf, which the
 # kernel writes into the buffer); succeeds if every function the
@@ -36,6 +38,8 @@ one_cpu=$(awk '/^Cpus_allowed_list/ { split($2, a, /[,-]/); print a[1] }' /proc/
 measure() {
 	local who=() as= mode=() guard=0
 	[ "$1" = --nobody ] && { who=("${asuser[@]}") as="as nobody: "; shift; }
+	[ "$1" = --sandbox ] && { who=("${asuser[@]}" "$T/no-perf-event")
+		as="as ${asuser[*]:+nobody }without perf events: "; shift; }
 	[ "$1" = --perfmon ] && { who=("${perfmon[@]}") as="as a user with CAP_PERFMON: "; shift; }
 	[ "$1" = --one-cpu ] && { who=(taskset -c "$one_cpu") as="on CPU $one_cpu alone: "; shift; }
 	[ "$1" = --snapshot ] && { mode=(--sampling snapshot); shift; }

@@ -1,9 +1,9 @@
 # Sampling at steps of each thread's CPU clock (the default): on its task clock (a perf event
 # that writes its samples into a buffer, or sends the thread SIGTRAP where no buffer can be
-# had, forced here with PPERF_TEST_NO_BUFFERS; root here) or at the ticks of CPU-clock timers that pperf makes inside
-# the program (--sampling ticks, and where the task clock is refused), neither ever shows: a
-# thread that blocks every signal is sampled by stops instead and finds no signal of pperf's
-# pending; a program that uses signal 64 itself gets its own and no other; a process that
+# had, forced here with PPERF_TEST_NO_BUFFERS; root here) or at the ticks of CPU-clock timers
+# that pperf makes inside the program (--sampling ticks, and --sampling cpu where the task
+# clock is refused), neither ever shows: a thread that blocks every signal is sampled by stops
+# instead and finds no signal of pperf's pending; a program that uses signal 64 itself gets its own and no other; a process that
 # filters system calls (seccomp: timer_create kills it) is never made to call one: sampled on
 # its task clock, or by stops; every mode is said by info.
 # serial: the energy check is blurred further by the other tests' load (see there).

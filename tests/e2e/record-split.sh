@@ -32,6 +32,6 @@ if [ "$(id -u)" = 0 ]; then
 		fail "snapshots with --fifo 1: the profile's split differs by more than 3 points"
 fi
 # On its CPU clock, busy machine or not: the kernel stops the program where it runs. 4 s (at
-# ticks, where the task clock is refused, they come at most HZ times a second: 250 here; one
-# retry: the split is an estimate, within 3 points at about two standard errors).
+# ticks they come at most HZ times a second: 250 here; one retry: the split is an estimate,
+# within 3 points at about two standard errors).
 try 4 || try 4 || fail "the profile's split differs from the program's own by more than 3 points"
