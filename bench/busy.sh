@@ -77,40 +77,51 @@ for mode in "${modes[@]}"; do
 done
 
 # held MODE: the program's own view of a stop: bench/stalls (one thread reading the clock) alone
-# and under pperf; (its stalls under pperf - alone) / pperf's stops, in us; median of the runs.
+# and under pperf, per sample of its clock (per stop in snapshots), in us, medians of the runs:
+# its stalls (gaps over 3 us) under pperf less alone, the time it was stopped (what it did not
+# run and did not wait for a CPU: a ptrace stop), and what it waited for a CPU beyond alone.
 stalls=$build/bench/stalls
 held() {
 	local i a b s
-	: >"$tmp/h"
+	: >"$tmp/h1"
+	: >"$tmp/h2"
+	: >"$tmp/h3"
 	for i in $(seq "$runs"); do
-		a=$("$stalls" 2 | awk '{ print $4 }')
+		a=$("$stalls" 2)
 		rm -f "$tmp/p.data"
 		b=$($(as "$1") "$pperf" record -v --sampling ${1#nobody: } -o "$tmp/p.data" -- "$stalls" 2 \
-			2>"$tmp/v" | awk '{ print $4 }')
+			2>"$tmp/v")
 		if [ "$1" != snapshot ]; then
 			s=$(awk '/pperf: CPU clocks/ { print $4 }' "$tmp/v")
 		else
 			s=$(awk '/pperf: held/ { n = $8; gsub(/\(/, "", n); print n }' "$tmp/v")
 		fi
-		awk -v a="$a" -v b="$b" -v s="$s" 'BEGIN { if (s > 0) printf "%.0f\n", (b - a) / s }' >>"$tmp/h"
+		echo "$a $b" | awk -v s="$s" -v d="$tmp" 's > 0 {
+			printf "%.0f\n", ($12 - $4) / s >>(d "/h1")
+			printf "%.1f\n", ($14 - $6) / s >>(d "/h2")
+			printf "%.0f\n", ($16 - $8) / s >>(d "/h3") }'
 	done
-	median <"$tmp/h"
+	echo "$(median <"$tmp/h1") $(median <"$tmp/h2") $(median <"$tmp/h3")"
 }
 
 echo
 echo "What a sample holds the program, as it feels it: \`bench/stalls\` (one thread reading the clock,"
 echo "adding up every gap over 3 us) under pperf against alone, per sample of its clock (\`cpu\`: no stop, the"
 echo "kernel's work; the others: per stop), per stop pperf made in snapshots; medians of $runs runs."
+echo "*stalls*: its gaps; *stopped*: the time it neither ran nor waited for a CPU (a stop: its wall"
+echo "time less its CPU time less its wait for a CPU, the kernel's run_delay), which other"
+echo "processes cannot add to; *waited*: its wait for a CPU beyond its wait alone (a stopped thread"
+echo "gives up its turn, which a busy process takes)."
 echo
-echo "| sampling | idle (us per sample) | $(nproc) CPU hogs (us per sample) | busy / idle |"
+echo "| sampling | idle: stalls / stopped / waited (us per sample) | $(nproc) CPU hogs: stalls / stopped / waited | stopped, busy / idle |"
 echo "| --- | --- | --- | --- |"
 for mode in "${modes[@]}"; do
-	hi=$(held "$mode")
+	read -r si pi wi <<<"$(held "$mode")"
 	for _ in $(seq "$(nproc)"); do
 		sh -c 'while :; do :; done' &
 		hogs+=($!)
 	done
-	hb=$(held "$mode")
+	read -r sb pb wb <<<"$(held "$mode")"
 	stop_hogs
-	echo "| $mode | $hi | $hb | $(awk -v a="$hb" -v b="$hi" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }') |"
+	echo "| $mode | $si / $pi / $wi | $sb / $pb / $wb | $(awk -v a="$pb" -v b="$pi" 'BEGIN { if (b >= 0.5) printf "%.1f", a / b; else print "-" }') |"
 done
