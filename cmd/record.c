@@ -262,6 +262,13 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 		st->samples ? (double)st->thread_samples / (double)st->samples : 0.0,
 		(unsigned long long)st->thread_samples, (unsigned long long)st->oncpu_samples,
 		(unsigned long long)st->asleep_samples);
+	if (st->unseen_samples)
+		fprintf(stderr, "pperf: unseen      %12llu thread-samples on a CPU at the instant whose "
+			"place is lost (%.1f%%: the sampler got their CPU late, at a system call's "
+			"end; they lean the shares: README, Limits)\n",
+			(unsigned long long)st->unseen_samples,
+			100.0 * (double)st->unseen_samples /
+				(double)(st->oncpu_samples + st->unseen_samples));
 	fprintf(stderr, "pperf: CPU clocks  %12llu thread-samples at their steps (%llu threads timed: "
 		"%llu on the task clock, %llu of them through a buffer, %llu at CPU-clock timers' "
 		"ticks; %llu refused)\n",

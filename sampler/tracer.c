@@ -1545,6 +1545,7 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 	const struct sched_counts *then = &task->sched;
 	enum tsample_state st = TS_HELD;
 	double chance = 1;
+	int unseen = 0;
 
 	*weight = 0;
 	if (task->timer_stop) {
@@ -1610,6 +1611,19 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 		     now->switches == then->switches	   ? TS_ONCPU :
 		     again && now->waited_ns - then->waited_ns <= since ? TS_ONCPU :
 									  TS_OFFCPU;
+		/*
+		 * Its CPU taken at a short call's end as the sampler got one, late: it was
+		 * running at the instant, but where is lost (the call's end says nothing of it),
+		 * and such moments are no random set (the last stretch of a thread's turn on the
+		 * sampler's CPU, up to the call that ends it). Counted, as they lean the shares;
+		 * what it ran since the instant was not the call's (below).
+		 */
+		unseen = st == TS_OFFCPU && call->nr >= 0 && !long_call &&
+			 then->switches != CPUTIME_NO_SWITCHES &&
+			 now->switches == then->switches + 1 &&
+			 now->waited_ns - then->waited_ns <= since;
+		if (unseen)
+			t->st.unseen_samples++;
 	}
 	if (st == TS_ONCPU) {
 		/*
@@ -1669,7 +1683,7 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 		}
 	}
 	if (st == TS_OFFCPU && call->nr >= 0 && task->state == TASK_STOPPED && task->sampled &&
-	    then->switches != CPUTIME_NO_SWITCHES) {
+	    then->switches != CPUTIME_NO_SWITCHES && !unseen) {
 		/*
 		 * Waiting for a CPU at the instant inside a system call (its CPU taken there), and
 		 * stopped at that call's end: the CPU time it used since the instant was the

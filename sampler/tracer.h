@@ -43,6 +43,9 @@ struct tracer_stats {
 	uint64_t thread_samples, max_stop_ns;
 	uint64_t held_ns, held;	 /* time threads were held in a stop for samples, and how often */
 	uint64_t oncpu_samples;	 /* thread-samples of threads found on a CPU */
+	/* snapshots' threads on a CPU at the instant whose place there is unknown: their CPU was
+	 * taken at a system call's end as the sampler got it late (task_weigh()) */
+	uint64_t unseen_samples;
 	uint64_t asleep_samples; /* thread-samples read asleep, without a stop */
 	uint64_t timer_samples;	 /* thread-samples taken at a stop for a CPU-clock timer */
 	uint64_t timer_threads, timer_refused; /* threads given a timer, and refused one */
