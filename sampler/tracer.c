@@ -1616,9 +1616,11 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 		 * running at the instant, but where is lost (the call's end says nothing of it),
 		 * and such moments are no random set (the last stretch of a thread's turn on the
 		 * sampler's CPU, up to the call that ends it). Counted, as they lean the shares;
-		 * what it ran since the instant was not the call's (below).
+		 * what it ran since the instant was not the call's (below). Not a call threads
+		 * sleep in: the interrupt may have woken it there.
 		 */
-		unseen = st == TS_OFFCPU && call->nr >= 0 && !long_call &&
+		unseen = st == TS_OFFCPU && call->nr >= 0 && call->nr < SLEEP_CALLS &&
+			 !t->sleep_calls[call->nr] && !long_call &&
 			 then->switches != CPUTIME_NO_SWITCHES &&
 			 now->switches == then->switches + 1 &&
 			 now->waited_ns - then->waited_ns <= since;
