@@ -429,13 +429,11 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 					    (a->sampling == SAMPLING_AUTO && (clock_err == 0 || user_clock)) ?
 						    CPU_CLOCK_EXACT :
 						    CPU_CLOCK_NONE;
-	if (a->sampling == SAMPLING_AUTO && clock_err < 0 && !user_clock)
-		a->task_clock_errno = -clock_err; /* -v says why: snapshots */
+	a->task_clock_errno = clock_err < 0 ? -clock_err : 0; /* -v says why, and what instead */
 	if (a->topt.cpu_clock == CPU_CLOCK_EXACT) {
 		/* exact steps of each thread's task clock, where the kernel gives them */
 		if (clock_err < 0) {
 			a->topt.cpu_clock = CPU_CLOCK_TICKS;
-			a->task_clock_errno = -clock_err;
 			/* user time on the task clock all the same, through buffers of user
 			 * mode alone; the ticks place the time in the kernel */
 			a->topt.user_ring = user_clock;

@@ -19,7 +19,7 @@ struct record_args {
 	int no_output, quiet;
 	int own_stats;		 /* the caller prints the statistics: record_run() says nothing */
 	int sampling;		 /* SAMPLING_* */
-	int task_clock_errno;	 /* why --sampling cpu could not have the task clock, or 0 */
+	int task_clock_errno;	 /* why the task clock was refused (--sampling cpu, the default), or 0 */
 	double freq;
 	pid_t pid;		 /* -p: attach to it */
 	struct tracer_options topt;

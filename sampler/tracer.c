@@ -1601,16 +1601,19 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 		 * at the end of a call threads sleep in, which it might have been waking from.
 		 */
 		uint64_t since = task->stop_ns - t->sample_time + PREEMPT_SLACK_NS;
-		int long_call = call->nr >= 0 && call->nr < SLEEP_CALLS &&
-				!t->sleep_calls[call->nr] &&
-				used_since_asked(task) >= LONG_CALL_NS;
-		int again = now->switches > then->switches &&
-			    (long_call || (now->switches == then->switches + 1 && call->nr < 0));
+		int waking_call = call->nr >= 0 && call->nr < SLEEP_CALLS &&
+				  !t->sleep_calls[call->nr];
+		int long_call = waking_call && used_since_asked(task) >= LONG_CALL_NS;
+		/* (given a CPU again, after waiting only since about the instant) */
+		int taken = then->switches != CPUTIME_NO_SWITCHES &&
+			    now->switches > then->switches &&
+			    now->waited_ns - then->waited_ns <= since;
+		int once = now->switches == then->switches + 1;
 
 		st = then->switches == CPUTIME_NO_SWITCHES ? TS_OFFCPU :
 		     now->switches == then->switches	   ? TS_ONCPU :
-		     again && now->waited_ns - then->waited_ns <= since ? TS_ONCPU :
-									  TS_OFFCPU;
+		     taken && (long_call || (once && call->nr < 0)) ? TS_ONCPU :
+								      TS_OFFCPU;
 		/*
 		 * Its CPU taken at a short call's end as the sampler got one, late: it was
 		 * running at the instant, but where is lost (the call's end says nothing of it),
@@ -1619,11 +1622,7 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 		 * what it ran since the instant was not the call's (below). Not a call threads
 		 * sleep in: the interrupt may have woken it there.
 		 */
-		unseen = st == TS_OFFCPU && call->nr >= 0 && call->nr < SLEEP_CALLS &&
-			 !t->sleep_calls[call->nr] && !long_call &&
-			 then->switches != CPUTIME_NO_SWITCHES &&
-			 now->switches == then->switches + 1 &&
-			 now->waited_ns - then->waited_ns <= since;
+		unseen = st == TS_OFFCPU && taken && once && waking_call && !long_call;
 		if (unseen)
 			t->st.unseen_samples++;
 	}
