@@ -92,13 +92,14 @@ static int open_ring(pid_t tid, uint64_t period_ns, uint32_t depth, uint32_t sta
 	memset(ring, 0, sizeof(*ring));
 	task_clock_attr(&attr, period_ns);
 	if (kind == RING_FAULTS) {
-		/* about as many a second of the thread's time as the clock's, whatever the
-		 * rate of its faults (the kernel adjusts the period) */
+		/*
+		 * One sample every `period_ns` faults, a step the tracer sets as it learns what
+		 * a fault costs (perfclock_set_period()). Not the kernel's frequency mode: it
+		 * sets the step from the faults counted between scheduler ticks as if the thread
+		 * had run throughout, so a thread that shares its CPU got steps of 20,000 faults
+		 * (100 ms of its time with no sample of them, then one that stood for it all).
+		 */
 		attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-		attr.freq = 1;
-		attr.sample_freq = 1000000000ULL / (period_ns ? period_ns : 1);
-		if (!attr.sample_freq)
-			attr.sample_freq = 1;
 		/* with the count, the thread's CPU time since the event was opened */
 		attr.read_format = PERF_FORMAT_TOTAL_TIME_RUNNING;
 	}
@@ -166,10 +167,10 @@ int perfclock_open_ring_user(pid_t tid, uint64_t period_ns, uint32_t depth, uint
 	return open_ring(tid, period_ns, depth, stack_size, RING_CLOCK_USER, ring);
 }
 
-int perfclock_open_faults(pid_t tid, uint64_t period_ns, uint32_t depth, uint32_t stack_size,
+int perfclock_open_faults(pid_t tid, uint64_t faults, uint32_t depth, uint32_t stack_size,
 			  struct perfclock_ring *ring)
 {
-	return open_ring(tid, period_ns, depth, stack_size, RING_FAULTS, ring);
+	return open_ring(tid, faults, depth, stack_size, RING_FAULTS, ring);
 }
 
 int perfclock_user_usable(void)

@@ -33,7 +33,8 @@ int perfclock_open(pid_t tid, uint64_t period_ns, uint64_t cookie);
  * that is not running, from when it next runs (what it ran toward the current one is
  * dropped), and the step after each sample to come: a new, random step now and then, so that
  * the samples of a program that repeats itself in step with the period do not fall at the
- * same places of its loop. 0, or a negative errno.
+ * same places of its loop. (Of a buffer of page faults, the step is in faults.) 0, or a
+ * negative errno.
  */
 int perfclock_set_period(int fd, uint64_t period_ns);
 
@@ -118,14 +119,14 @@ struct perfclock_bufs {
  * paranoid 2 grants a user for its own processes: the same buffer of user mode alone, whose
  * samples fall at exact steps of the thread's user time (the kernel drops a step that ends
  * while the thread is in the kernel: its time there goes unseen); and a buffer of the page
- * faults the thread takes in user mode, about one sample in period_ns of the thread's time
- * whatever the rate of its faults, each with the PC of the instruction that faulted (and the
- * fault count as its `clock`). The tracer places the kernel's time with them (tracer.c). Each:
+ * faults the thread takes in user mode, one sample every `faults` of them (a step changed with
+ * perfclock_set_period()), each with the PC of the instruction that faulted (and the fault
+ * count as its `clock`, its CPU time as `running`). The tracer places the kernel's time with them (tracer.c). Each:
  * 0, or a negative errno.
  */
 int perfclock_open_ring_user(pid_t tid, uint64_t period_ns, uint32_t depth, uint32_t stack_size,
 			     struct perfclock_ring *ring);
-int perfclock_open_faults(pid_t tid, uint64_t period_ns, uint32_t depth, uint32_t stack_size,
+int perfclock_open_faults(pid_t tid, uint64_t faults, uint32_t depth, uint32_t stack_size,
 			  struct perfclock_ring *ring);
 /* Whether this process may have such events (tried on itself): 0, or why not. */
 int perfclock_user_usable(void);

@@ -81,6 +81,17 @@ struct task {
 	uint64_t user_cpu;    /* its CPU time at its last fault sample (in user mode before) */
 	double ring_owed;     /* user time of a step cut short, for its next sample */
 	double kt_calls, kt_faults;
+	/* its CPU time less its task clock's count, both read at its last stop (clock_sync()) */
+	int64_t clock_offset;
+	/* what a fault was taken to cost when its fault buffer's step was drawn, and what its
+	 * recent faults cost, as a decaying sum of their samples' time over one of their count
+	 * (fault_retune()) */
+	double fault_drawn, fault_time, fault_count;
+	int fault_read; /* a fault sample was read since its step was last looked at */
+	/* the CPU time its fault buffer gave at its last sample, and whether nothing else was
+	 * seen of it since (fault_learn()) */
+	uint64_t fault_run;
+	int fault_clean;
 	uint32_t timer_checks; /* TIMER_BLOCKED: how often its signal mask was looked at */
 	int timer_stop;	     /* stopped for its timer now */
 	int seen_running;    /* running at the current sample, not sampled by its timer in it */

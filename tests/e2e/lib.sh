@@ -36,11 +36,11 @@ stat_tol() {
 	awk -v p="$1" -v n="$2" 'BEGIN { p /= 100; se = n ? 100 * sqrt(p * (1 - p) / n) : 100
 		printf "%.1f", (2.5 * se > 3 ? 2.5 * se : 3) }'
 }
-# start_hogs: one busy loop per CPU (a busy machine, started by the test); stop_hogs ends them
-# (a test that starts them traps EXIT with 'stop_hogs; rm -rf "$T"')
+# start_hogs [N]: one busy loop per CPU, or N (a busy machine, started by the test); stop_hogs
+# ends them (a test that starts them traps EXIT with 'stop_hogs; rm -rf "$T"')
 hogs=()
 start_hogs() {
-	for _ in $(seq "$(nproc)"); do
+	for _ in $(seq "${1:-$(nproc)}"); do
 		sh -c 'while :; do :; done' &
 		hogs+=($!)
 	done

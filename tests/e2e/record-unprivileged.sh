@@ -4,7 +4,7 @@
 command -v setpriv >/dev/null || skip "setpriv (util-linux) is missing"
 asuser() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 # The binaries must be reachable by nobody.
-cp "$PPERF" "$PROGS/signals" "$T/" && chmod 755 "$T/pperf" "$T/signals"
+cp "$PPERF" "$PROGS/signals" "$PROGS/truth" "$T/" && chmod 755 "$T/pperf" "$T/signals" "$T/truth"
 mkdir "$T/out" && chown nobody "$T/out"
 asuser "$T/pperf" record -q -o "$T/out/u.data" -- "$T/signals" >"$T/o" || fail "unprivileged record failed: $(cat "$T/o")"
 summary "$T/out/u.data" | grep -q '^truncated 0' || fail "unprivileged profile incomplete"
@@ -22,6 +22,15 @@ if [ "$par" = 2 ]; then
 		fail "-v counts no thread with its user time through a buffer: $(cat "$T/err")"
 	"$PPERF" info "$T/out/v.data" | grep -q "each thread's user time at steps of its task clock" ||
 		fail "info does not name the mode: $("$PPERF" info "$T/out/v.data" | head -12)"
+	# Its page faults' time goes to samples of them that each stand for about a period of
+	# it (1 ms here): at the kernel's frequency mode, the first came after 20,000 faults and
+	# was charged 20-50 ms, and beside CPU hogs such lumps took 5-20 points from the rest.
+	asuser "$T/pperf" record -q -o "$T/out/f.data" -- "$T/truth" faults 2 >/dev/null ||
+		fail "record truth faults as nobody"
+	read -r most n < <("$BUILD/tests/helper/test-tool" heaviest "$T/out/f.data" touch)
+	[ "${n:-0}" -ge 100 ] || fail "only ${n:-0} samples at page faults in touch()"
+	awk -v m="$most" 'BEGIN { exit !(m <= 8) }' ||
+		fail "a sample at page faults is charged $most ms (at most 8: 8 periods)"
 fi
 if [ "$par" != ? ] && [ "$par" -ge 3 ] && grep -q Debian /proc/version &&
 	command -v perf >/dev/null; then

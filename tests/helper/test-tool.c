@@ -3,6 +3,8 @@
  * library, independently of pperf's own reporting.
  *   test-tool split PROFILE FUNC...   CPU-time share (%) of each function
  *   test-tool summary PROFILE         per process and per thread facts, one per line
+ *   test-tool heaviest PROFILE FUNC   the most CPU time (ms) one thread-sample in FUNC is charged,
+ *                                     and how many of them there are
  *   test-tool where PROFILE LOG       where the thread-samples that stand for CPU time fell in
  *                                     the calls a program logged (tests/progs/truth's TRUTH_LOG)
  *   test-tool elf-claim FILE SECTION SIZE
@@ -205,6 +207,42 @@ static int cmd_split(int argc, char **argv)
 		printf("%s %.2f\n", argv[k], total > 0 ? 100.0 * per[k] / total : 0);
 	profile_reader_close(r);
 	free(per);
+	return 0;
+}
+
+static int cmd_heaviest(const char *path, const char *fn)
+{
+	struct profile_reader *r = open_or_die(path);
+	struct profile_record rec;
+	struct attrib *a = attrib_new();
+	double most = 0, sum;
+	unsigned long n = 0;
+	int rc;
+
+	while ((rc = profile_read(r, &rec)) > 0) {
+		const double *cpu;
+
+		if (rec.type == PROFILE_MMAP || rec.type == PROFILE_EXEC)
+			take_map(&rec);
+		if (rec.type != PROFILE_SAMPLE)
+			continue;
+		cpu = attrib_sample(a, &rec.sample, &sum);
+		for (uint32_t i = 0; i < rec.sample.nr_threads; i++) {
+			const struct profile_tsample *t = &rec.sample.threads[i];
+			const char *f = symbolize(t->pid, t->pc);
+
+			if (!f || strcmp(f, fn) || !(cpu[i] > 0))
+				continue;
+			n++;
+			if (cpu[i] > most)
+				most = cpu[i];
+		}
+	}
+	attrib_free(a);
+	profile_reader_close(r);
+	if (rc < 0)
+		return 2;
+	printf("%.3f %lu\n", most / 1e6, n);
 	return 0;
 }
 
@@ -486,7 +524,9 @@ int main(int argc, char **argv)
 		return cmd_summary(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "where"))
 		return cmd_where(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "heaviest"))
+		return cmd_heaviest(argv[2], argv[3]);
 	fprintf(stderr, "usage: test-tool split PROFILE FUNC... | summary PROFILE | "
-			"where PROFILE LOG | elf-claim FILE SECTION SIZE\n");
+			"where PROFILE LOG | heaviest PROFILE FUNC | elf-claim FILE SECTION SIZE\n");
 	return 2;
 }
