@@ -1598,11 +1598,12 @@ static uint64_t kernel_weight(struct task *task)
  * that seldom faults and go whole to the first fault after it, at its end (16-22 ms on one
  * sample in `__res_thread_freeres`, with 8 busy threads on 2 CPUs); past the bound it is
  * placed nowhere, and the readers' per-thread scale spreads it over the thread's samples
- * around. Once two of its fault samples have come with nothing but faults between them, the
- * bound is what its faults were seen to cost (fault_learn()): the kernel's time is more than
- * its faults' and its calls', and so is what its user steps leave over, which misses the
- * steps that end while the kernel takes the thread off its CPU, at its ticks, 3-4 % of a
- * CPU-bound thread's time (and with them, its faults came out 1-2 points high, the rest low).
+ * around. That is until two of its fault samples have come with nothing but faults between
+ * them: from then on a fault sample stands for its faults at what they were seen to cost
+ * (fault_learn()), as long as the kernel's time so far leaves that much over what the fault
+ * samples before were given. The rest is more than its faults' and its calls' time: it holds
+ * the user steps that the kernel drops while it takes the thread off its CPU at its ticks (3 %
+ * of a CPU-bound thread's time), which made its faults come out 1-2 points high, the rest low.
  */
 static uint64_t fault_weight(struct task *task, uint64_t faults_now)
 {
