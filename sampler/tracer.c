@@ -183,6 +183,12 @@ static uint64_t random_u64(struct tracer *t)
  * 2 runs of 3 with call stacks. (Perf's cpu-clock steps alike.) Through the buffer, whose
  * samples the thread is not stopped for, the step changes now and then (redither()).
  */
+/* The count of a thread's task clock, through its buffer's event: 0, or -1. */
+static int clock_count(const struct task *task, uint64_t *count)
+{
+	return read(task->ring.fd, count, sizeof(*count)) == sizeof(*count) ? 0 : -1;
+}
+
 static uint64_t dithered(struct tracer *t)
 {
 	uint64_t p = t->period_ns;
@@ -218,8 +224,7 @@ static void redither(struct tracer *t, struct task *task)
 	 * low), as user time if the thread has been seen only there since (it is changed only
 	 * after user samples: drain_rings()), else as much as its share of user time says.
 	 */
-	if (task->ring.base && task->clock_period &&
-	    read(task->ring.fd, &count, sizeof(count)) == sizeof(count)) {
+	if (task->ring.base && task->clock_period && clock_count(task, &count) == 0) {
 		uint64_t from = task->step_origin > task->ring.last_clock ? task->step_origin :
 									      task->ring.last_clock;
 		double share = count ? (double)task->ring_user / (double)count : 1;
@@ -630,8 +635,7 @@ static int thread_line_read(struct tracer *t, struct task *task, uint64_t *at)
 {
 	uint64_t count;
 
-	if (!task->chans.n || !task->ring.base ||
-	    read(task->ring.fd, &count, sizeof(count)) != sizeof(count))
+	if (!task->chans.n || !task->ring.base || clock_count(task, &count) < 0)
 		return -1;
 	*at = task->ring_cpu0 + count;
 	memset(t->thr_read, 0, task->chans.n * sizeof(*t->thr_read));
@@ -901,7 +905,7 @@ static int call_tick(struct task *task)
 	if (w.call_nr >= 0)
 		return 1; /* (take_thread() reads it) */
 	cputime_read(&task->cputime, &cpu, NULL);
-	if (read(task->ring.fd, &count, sizeof(count)) == sizeof(count))
+	if (clock_count(task, &count) == 0)
 		clock_sync(task, cpu, count);
 	tick_gap(task, cpu);
 	return 0;
@@ -1611,23 +1615,17 @@ static uint64_t fault_weight(struct task *task, uint64_t faults_now)
 	double used = cpu > task->ring_cpu0 ? (double)(cpu - task->ring_cpu0) : 0;
 	double fault_ns = used - (double)task->ring_user - task->kt_calls;
 	double w = fault_ns - task->kt_faults;
-	double most = (double)faults_now * FAULT_MAX_NS;
-
-	if (task->fault_count > 0) {
-		double cost = (double)faults_now * task->fault_time / task->fault_count;
-
-		/* what they cost, while the kernel's time so far leaves that much over */
-		w = cost < w ? cost : w;
-		if (w <= 0)
-			return 0;
-		task->kt_faults += w;
-		return (uint64_t)(w + 0.5);
-	}
+	int learnt = task->fault_count > 0;
+	double most = (double)faults_now *
+		      (learnt ? task->fault_time / task->fault_count : FAULT_MAX_NS);
 
 	if (w <= 0)
 		return 0;
-	task->kt_faults = fault_ns;
-	return (uint64_t)((w < most ? w : most) + 0.5);
+	if (w > most)
+		w = most;
+	/* (learnt, what is past the cost is kept for the samples after; else dropped) */
+	task->kt_faults = learnt ? task->kt_faults + w : fault_ns;
+	return (uint64_t)(w + 0.5);
 }
 
 /* The CPU time a stopped task used since it was interrupted: as its CPU time read then is as of
@@ -1860,7 +1858,7 @@ static void take_thread(struct tracer *t, struct task *task)
 		 * the CPU times of the thread's samples then follow each other */
 		uint64_t count;
 
-		if (read(task->ring.fd, &count, sizeof(count)) == sizeof(count)) {
+		if (clock_count(task, &count) == 0) {
 			line_at = task->ring_cpu0 + count;
 			/* (its CPU time itself, with a buffer of user mode alone: clock_sync()) */
 			if (task->kticks)

@@ -175,48 +175,19 @@ static struct profile_reader *open_or_die(const char *path)
 	return r;
 }
 
-static int cmd_split(int argc, char **argv)
-{
-	struct profile_reader *r = open_or_die(argv[0]);
-	struct profile_record rec;
-	double total = 0, sum, *per = xcalloc((size_t)argc, sizeof(double));
-	struct attrib *a = attrib_new();
-	const double *cpu;
-	int n;
+/*
+ * Call fn for each thread-sample of the profile at path that stands for CPU time, with its
+ * symbol (NULL if none) and the CPU time (ns) the readers' rule charges it (formats/attrib.h).
+ * 0, or 2 if the profile cannot be read to its end.
+ */
+typedef void charged_fn(void *arg, const struct profile_tsample *t, const char *sym, double cpu);
 
-	while ((n = profile_read(r, &rec)) > 0) {
-		if (rec.type == PROFILE_MMAP || rec.type == PROFILE_EXEC)
-			take_map(&rec);
-		if (rec.type != PROFILE_SAMPLE)
-			continue;
-		cpu = attrib_sample(a, &rec.sample, &sum);
-		for (uint32_t i = 0; i < rec.sample.nr_threads; i++) {
-			const struct profile_tsample *t = &rec.sample.threads[i];
-			const char *f = symbolize(t->pid, t->pc);
-
-			total += cpu[i];
-			for (int k = 1; f && k < argc; k++)
-				if (!strcmp(f, argv[k]))
-					per[k] += cpu[i];
-		}
-	}
-	attrib_free(a);
-	if (n < 0)
-		return 2;
-	for (int k = 1; k < argc; k++)
-		printf("%s %.2f\n", argv[k], total > 0 ? 100.0 * per[k] / total : 0);
-	profile_reader_close(r);
-	free(per);
-	return 0;
-}
-
-static int cmd_heaviest(const char *path, const char *fn)
+static int each_charged(const char *path, charged_fn *fn, void *arg)
 {
 	struct profile_reader *r = open_or_die(path);
 	struct profile_record rec;
 	struct attrib *a = attrib_new();
-	double most = 0, sum;
-	unsigned long n = 0;
+	double sum;
 	int rc;
 
 	while ((rc = profile_read(r, &rec)) > 0) {
@@ -229,20 +200,70 @@ static int cmd_heaviest(const char *path, const char *fn)
 		cpu = attrib_sample(a, &rec.sample, &sum);
 		for (uint32_t i = 0; i < rec.sample.nr_threads; i++) {
 			const struct profile_tsample *t = &rec.sample.threads[i];
-			const char *f = symbolize(t->pid, t->pc);
 
-			if (!f || strcmp(f, fn) || !(cpu[i] > 0))
-				continue;
-			n++;
-			if (cpu[i] > most)
-				most = cpu[i];
+			if (cpu[i] > 0)
+				fn(arg, t, symbolize(t->pid, t->pc), cpu[i]);
 		}
 	}
 	attrib_free(a);
 	profile_reader_close(r);
-	if (rc < 0)
+	return rc < 0 ? 2 : 0;
+}
+
+struct split {
+	int nfns;
+	char **fns;
+	double total, *per;
+};
+
+static void split_one(void *arg, const struct profile_tsample *t, const char *sym, double cpu)
+{
+	struct split *sp = arg;
+
+	(void)t;
+	sp->total += cpu;
+	for (int k = 0; sym && k < sp->nfns; k++)
+		if (!strcmp(sym, sp->fns[k]))
+			sp->per[k] += cpu;
+}
+
+static int cmd_split(int argc, char **argv)
+{
+	struct split sp = { argc - 1, argv + 1, 0, xcalloc((size_t)argc, sizeof(double)) };
+
+	if (each_charged(argv[0], split_one, &sp))
 		return 2;
-	printf("%.3f %lu\n", most / 1e6, n);
+	for (int k = 0; k < sp.nfns; k++)
+		printf("%s %.2f\n", sp.fns[k], sp.total > 0 ? 100.0 * sp.per[k] / sp.total : 0);
+	free(sp.per);
+	return 0;
+}
+
+struct heaviest {
+	const char *fn;
+	double most;
+	unsigned long n;
+};
+
+static void heaviest_one(void *arg, const struct profile_tsample *t, const char *sym, double cpu)
+{
+	struct heaviest *h = arg;
+
+	(void)t;
+	if (!sym || strcmp(sym, h->fn))
+		return;
+	h->n++;
+	if (cpu > h->most)
+		h->most = cpu;
+}
+
+static int cmd_heaviest(const char *path, const char *fn)
+{
+	struct heaviest h = { fn, 0, 0 };
+
+	if (each_charged(path, heaviest_one, &h))
+		return 2;
+	printf("%.3f %lu\n", h.most / 1e6, h.n);
 	return 0;
 }
 
@@ -291,84 +312,81 @@ static const struct logged_call *call_at(const struct logged_call *c, size_t n, 
  * of its calls, and how those fell along the calls (tenths: a sampler whose instants are not
  * independent of the program shows here as an uneven spread). Diagnoses a share that is off.
  */
+struct where {
+	struct logged_call *c;
+	size_t n;
+	char fns[WHERE_FNS][32];
+	int nfns;
+	double own[WHERE_FNS], prof[WHERE_FNS], total_own, total;
+	unsigned long found[WHERE_FNS], bins[WHERE_FNS][WHERE_BINS];
+	unsigned long obs, between, elsewhere;
+};
+
+static void where_one(void *arg, const struct profile_tsample *t, const char *sym, double cpu)
+{
+	struct where *w = arg;
+	const struct logged_call *at;
+	int k;
+
+	w->total += cpu;
+	for (k = 0; sym && k < w->nfns; k++)
+		if (!strcmp(sym, w->fns[k]))
+			w->prof[k] += cpu;
+	w->obs++;
+	at = call_at(w->c, w->n, t->tid, t->cpu_ns);
+	if (!at) {
+		w->between++;
+		return;
+	}
+	for (k = 0; strcmp(w->fns[k], at->fn); k++)
+		;
+	w->found[k]++;
+	w->bins[k][at->t1 > at->t0 ? (t->cpu_ns - at->t0) * WHERE_BINS / (at->t1 - at->t0 + 1) : 0]++;
+	w->elsewhere += !sym || strcmp(sym, at->fn);
+}
+
 static int cmd_where(const char *path, const char *log_path)
 {
-	struct profile_reader *r = open_or_die(path);
-	struct profile_record rec;
-	struct logged_call *c = NULL, lc;
-	size_t n = 0, alloc = 0;
-	char fns[WHERE_FNS][32];
-	double own[WHERE_FNS] = { 0 }, prof[WHERE_FNS] = { 0 }, total_own = 0, total = 0, sum;
-	unsigned long found[WHERE_FNS] = { 0 }, bins[WHERE_FNS][WHERE_BINS] = { { 0 } };
-	unsigned long obs = 0, between = 0, elsewhere = 0;
-	int nfns = 0, k, rc;
-	struct attrib *a = attrib_new();
+	struct where *w = xcalloc(1, sizeof(*w));
+	struct logged_call lc;
+	size_t alloc = 0;
+	int k, rc;
 	FILE *f = fopen(log_path, "r");
 
 	if (!f)
 		return error_errno("cannot open '%s'", log_path), 2;
 	while (fscanf(f, "%" SCNu32 " %31s %" SCNu64 " %" SCNu64, &lc.tid, lc.fn, &lc.t0, &lc.t1) == 4) {
-		for (k = 0; k < nfns && strcmp(fns[k], lc.fn); k++)
+		for (k = 0; k < w->nfns && strcmp(w->fns[k], lc.fn); k++)
 			;
-		if (k == nfns && nfns < WHERE_FNS)
-			strcpy(fns[nfns++], lc.fn);
+		if (k == w->nfns && w->nfns < WHERE_FNS)
+			strcpy(w->fns[w->nfns++], lc.fn);
 		if (k == WHERE_FNS || lc.t1 < lc.t0)
 			continue;
-		own[k] += (double)(lc.t1 - lc.t0);
-		total_own += (double)(lc.t1 - lc.t0);
-		ALLOC_GROW(c, alloc, n + 1);
-		c[n++] = lc;
+		w->own[k] += (double)(lc.t1 - lc.t0);
+		w->total_own += (double)(lc.t1 - lc.t0);
+		ALLOC_GROW(w->c, alloc, w->n + 1);
+		w->c[w->n++] = lc;
 	}
 	fclose(f);
-	qsort(c, n, sizeof(*c), cmp_call);
-	while ((rc = profile_read(r, &rec)) > 0) {
-		const double *cpu;
-
-		if (rec.type == PROFILE_MMAP || rec.type == PROFILE_EXEC)
-			take_map(&rec);
-		if (rec.type != PROFILE_SAMPLE)
-			continue;
-		cpu = attrib_sample(a, &rec.sample, &sum);
-		for (uint32_t i = 0; i < rec.sample.nr_threads; i++) {
-			const struct profile_tsample *t = &rec.sample.threads[i];
-			const char *sym = symbolize(t->pid, t->pc);
-			const struct logged_call *at;
-
-			if (!(cpu[i] > 0))
-				continue;
-			total += cpu[i];
-			for (k = 0; sym && k < nfns; k++)
-				if (!strcmp(sym, fns[k]))
-					prof[k] += cpu[i];
-			obs++;
-			at = call_at(c, n, t->tid, t->cpu_ns);
-			if (!at) {
-				between++;
-				continue;
-			}
-			for (k = 0; strcmp(fns[k], at->fn); k++)
-				;
-			found[k]++;
-			bins[k][at->t1 > at->t0 ? (t->cpu_ns - at->t0) * WHERE_BINS / (at->t1 - at->t0 + 1) : 0]++;
-			elsewhere += !sym || strcmp(sym, at->fn);
+	qsort(w->c, w->n, sizeof(*w->c), cmp_call);
+	rc = each_charged(path, where_one, w);
+	if (!rc) {
+		printf("%lu thread-samples on a CPU: %lu between logged calls, %lu with the PC "
+		       "elsewhere than the log says\n", w->obs, w->between, w->elsewhere);
+		for (k = 0; k < w->nfns; k++) {
+			printf("%s: program %.2f%%, profile %.2f%%, samples in its calls %.2f%%, "
+			       "along them", w->fns[k],
+			       w->total_own > 0 ? 100 * w->own[k] / w->total_own : 0,
+			       w->total > 0 ? 100 * w->prof[k] / w->total : 0,
+			       w->obs ? 100.0 * (double)w->found[k] / (double)w->obs : 0);
+			for (int b = 0; b < WHERE_BINS; b++)
+				printf(" %lu", w->bins[k][b]);
+			printf("\n");
 		}
 	}
-	attrib_free(a);
-	profile_reader_close(r);
-	free(c);
-	if (rc < 0)
-		return 2;
-	printf("%lu thread-samples on a CPU: %lu between logged calls, %lu with the PC elsewhere "
-	       "than the log says\n", obs, between, elsewhere);
-	for (k = 0; k < nfns; k++) {
-		printf("%s: program %.2f%%, profile %.2f%%, samples in its calls %.2f%%, along them",
-		       fns[k], total_own > 0 ? 100 * own[k] / total_own : 0,
-		       total > 0 ? 100 * prof[k] / total : 0, obs ? 100.0 * (double)found[k] / (double)obs : 0);
-		for (int b = 0; b < WHERE_BINS; b++)
-			printf(" %lu", bins[k][b]);
-		printf("\n");
-	}
-	return 0;
+	free(w->c);
+	free(w);
+	return rc;
 }
 
 /* Facts for the tests to grep: "process PID ppid PPID how HOW exit STATUS exec PATH",
