@@ -6,6 +6,8 @@
 # |share a - share b|, in percentage points): perf against perf, pperf against pperf, pperf
 # against perf (means over pairs of runs), and the top symbols of each tool.
 #   bench/vs-perf.sh [BUILD_DIR] [RUNS]   (defaults: build, 3; at least 2 runs)
+# PPERF_USER=nobody (run as root) records with pperf as that user, as an unprivileged user
+# would (perf still records as root, its reference profile); PROGS="sort perl" picks programs.
 # perf's samples in the kernel are charged to the first user frame of their call chain (the
 # function that made the system call or took the fault): where pperf sees a stopped thread.
 # Symbols that are aliases of one address (read, __read, __GI___libc_read) are counted as one.
@@ -27,11 +29,32 @@ trap 'exit 130' INT TERM
 start=$(date +%s)
 load0=$(cut -d' ' -f1 /proc/loadavg)
 
-progs="sort perl"
-if command -v sqlite3 >/dev/null; then
-	progs="$progs sqlite3"
-else
-	echo "bench/vs-perf.sh: sqlite3 not installed (scripts/install-deps): left out" >&2
+progs=${PROGS:-sort perl sqlite3}
+case " $progs " in *" sqlite3 "*)
+	command -v sqlite3 >/dev/null || {
+		echo "bench/vs-perf.sh: sqlite3 not installed (scripts/install-deps): left out" >&2
+		progs=${progs//sqlite3/}
+	} ;;
+esac
+for name in $progs; do
+	case $name in sort | perl | sqlite3) ;;
+	*) echo "bench/vs-perf.sh: PROGS: no program '$name' (sort, perl, sqlite3)" >&2; exit 1 ;;
+	esac
+done
+# pperf as another user: its binary and the work directory must be theirs to use
+as=()
+who="as $(id -un)"
+if [ -n "${PPERF_USER:-}" ]; then
+	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+		echo "bench/vs-perf.sh: PPERF_USER needs root and setpriv" >&2
+		exit 1
+	fi
+	gid=$(id -g "$PPERF_USER" 2>/dev/null) ||
+		{ echo "bench/vs-perf.sh: PPERF_USER: no user '$PPERF_USER'" >&2; exit 1; }
+	as=(setpriv --reuid="$PPERF_USER" --regid="$gid" --clear-groups)
+	who="as $PPERF_USER"
+	cp "$pperf" "$tmp/pperf" && chmod 755 "$tmp/pperf" && chmod 777 "$tmp" || exit 1
+	pperf=$tmp/pperf
 fi
 
 # The inputs: 1M lines of six random hex words (51 MiB, the same every time), and an SQL
@@ -57,6 +80,7 @@ prog() {
 	case $1 in
 	sort)
 		# -S 1G: the whole input is sorted in memory (no temporary files), by two threads
+		rm -f "$tmp/sorted"
 		cmd=(sort -S 1G --parallel=2 -o "$tmp/sorted" "$tmp/lines")
 		label='sort -S 1G (51 MiB, in memory, to a file)' ;;
 	perl)
@@ -235,7 +259,8 @@ record_runs() {
 		perf_shares "$tmp/perf.data" "$tmp/perf.$i" || fail "perf script" "$name"
 		prog "$name"
 		t2=$(date +%s.%N)
-		"$pperf" record -v -F 1000 -o "$tmp/p.data" -- "${cmd[@]}" \
+		rm -f "$tmp/p.data"
+		"${as[@]}" "$pperf" record -v -F 1000 -o "$tmp/p.data" -- "${cmd[@]}" \
 			>/dev/null 2>"$tmp/err" || fail pperf "$name"
 		t3=$(date +%s.%N)
 		pperf_shares "$tmp/p.data" "$tmp/pperf.$i" || fail "pperf report" "$name"
@@ -308,7 +333,7 @@ hogs=
 echo "## pperf against perf on real programs"
 echo
 echo "Each program recorded $runs times by \`perf record -e cpu-clock -F 1000 -g\` and $runs times"
-echo "by \`pperf record -F 1000\`, alternately, as the machine was (load average before: $load0)"
+echo "by \`pperf record -F 1000\` ($who), alternately, as the machine was (load average before: $load0)"
 echo "and beside one busy loop per CPU. Distances between two profiles: half the sum over symbols"
 echo "of the difference of their shares (0: the same profile, 100: nothing in common), mean over"
 echo "the pairs of runs. perf's kernel samples count for the user function that entered the kernel."
