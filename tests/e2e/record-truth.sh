@@ -34,9 +34,14 @@ check "with a channel: a loop in step with the period" --channel -- loop 8 1000
 # (8 s, not 4, for the same reason: -2.8 and -3.2 once at 4 s, where 8 runs of this stop's
 # binary and the stop before's came out -1.2 to +1.1)
 check "call stacks through the buffer (-g): a loop in step with the period" --stacks -- loop 8 1000
-check "work 0.3 ms, sleep 0.7 ms" -- duty 6 300 700
-check "work 0.3 ms, sleep 1.3 ms" -- duty 8 300 1300
-check "work 1 ms, sleep 1 ms (the sampling period)" -- duty 4 1000 1000
+# A thread that sleeps every millisecond spends 2-10 % of its CPU time in the kernel's switches
+# around its sleeps (on this VM), which the task clock does not count: left out of the profile,
+# the work came out 1.6-4.9 points high (3-6 with pperf's 1 ns timer slack inherited, before);
+# given to the call the thread sleeps in, -0.1 to +0.5, and nanosleep within 1 point of the
+# program's account of its sleeps (docs/benchmark.md). --sleeps checks both.
+check "work 0.3 ms, sleep 0.7 ms" --sleeps -- duty 6 300 700
+check "work 0.3 ms, sleep 1.3 ms" --sleeps -- duty 8 300 1300
+check "work 1 ms, sleep 1 ms (the sampling period)" --sleeps -- duty 4 1000 1000
 check "page faults and munmap, then work" -- faults 4
 # As nobody (paranoid 2: user time through buffers of user mode alone, the kernel's at ticks in
 # calls and at samples of page faults). In snapshots (paranoid 3) these are right idle.
@@ -121,7 +126,7 @@ check "stack copies through the buffer: a loop in step with the period, beside $
 # with no stop, -0.5 to +1.3 in 8 runs under such load.)
 check "with a channel: more threads than CPUs, beside $(nproc) CPU hogs" --channel -- \
 	bound 4 $(($(nproc) * 2))
-check "work then sleep beside $(nproc) CPU hogs" -- duty 8 300 700
+check "work then sleep beside $(nproc) CPU hogs" --sleeps -- duty 8 300 700
 check "page faults and munmap beside $(nproc) CPU hogs" -- faults 6
 check "a long system call beside $(nproc) CPU hogs" -- munmap 6
 if [ ${#asuser[@]} -gt 0 ] && [ $user_clock = 1 ]; then
