@@ -81,8 +81,12 @@ struct task {
 	uint64_t user_cpu;    /* its CPU time at its last fault sample (in user mode before) */
 	double ring_owed;     /* user time of a step cut short, for its next sample */
 	double kt_calls, kt_faults;
-	/* its CPU time less its task clock's count, both read at its last stop (clock_sync()) */
+	/* its CPU time less its task clock's count, both read at its last stop (clock_sync()), or
+	 * on the task clock with kernel-mode samples when it was last found asleep (switch_time()) */
 	int64_t clock_offset;
+	/* on the task clock: the CPU time of its switches its clock did not count, not yet
+	 * charged to a call it slept in (tracer.c, switch_time()) */
+	uint64_t switch_owed;
 	/* what a fault was taken to cost when its fault buffer's step was drawn, and what its
 	 * recent faults cost, as a decaying sum of their samples' time over one of their count
 	 * (fault_retune()) */

@@ -719,6 +719,7 @@ armed:
 	cputime_read(&task->cputime, &task->clock_cpu_ns, NULL);
 	task->ring_cpu0 = task->clock_cpu_ns; /* (its buffer's samples count from there) */
 	task->clock_offset = 0;
+	task->switch_owed = 0;
 	thread_line_start(t, task); /* where its buffer's samples start */
 	task->timer_state = TIMER_ARMED;
 	t->task_clock = 1;
@@ -1852,7 +1853,7 @@ static void take_thread(struct tracer *t, struct task *task)
 	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
 	int stopped = task->state == TASK_STOPPED && task->sampled;
 	uint32_t n = t->nts, nr_dwarf = 0;
-	uint64_t fp = 0, sp = 0, before, line_at, switched = 0, *dwarf = NULL;
+	uint64_t fp = 0, sp = 0, before, line_at, *dwarf = NULL;
 	struct sched_counts sched;
 	struct profile_tsample *s;
 	struct call_exit call = { .nr = -1 };
@@ -1893,7 +1894,7 @@ static void take_thread(struct tracer *t, struct task *task)
 				clock_sync(task, task->cpu_ns, count);
 			} else {
 				if (task->read_asleep)
-					switched = switch_time(task, task->cpu_ns, count);
+					task->switch_owed += switch_time(task, task->cpu_ns, count);
 				task->cpu_ns = ring_time(task, count);
 			}
 			if (task->cpu_ns < before)
@@ -1908,10 +1909,16 @@ static void take_thread(struct tracer *t, struct task *task)
 	s->state = task_weigh(t, task, &sched, &call, &s->cpu_weight);
 	if (s->state == TS_ONCPU)
 		t->st.oncpu_samples++;
-	if (switched && s->state == TS_ASLEEP) {
-		/* the time of its switches, where it sleeps: on a CPU for that long */
+	if (s->state == TS_ASLEEP && task->switch_owed >= t->period_ns) {
+		/*
+		 * The time of its switches, where it sleeps: on a CPU for that long. Once it adds
+		 * up to a period, so that such a thread-sample stands for about as much as one
+		 * of the buffer's (a few microseconds at each would make a sleep call's samples
+		 * outnumber the work's, thousands of them for a few percent of the time).
+		 */
 		s->state = TS_ONCPU;
-		s->cpu_weight = switched;
+		s->cpu_weight = task->switch_owed;
+		task->switch_owed = 0;
 	}
 
 	/* Call stacks of the threads stopped now (not of sleepers read in place); their
