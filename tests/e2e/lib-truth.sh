@@ -38,8 +38,7 @@ one_cpu=$(awk '/^Cpus_allowed_list/ { split($2, a, /[,-]/); print a[1] }' /proc/
 # itself as regularly as this one, is seen at related places from one sample to the next,
 # which spreads the estimate a little more than independent samples would.)
 measure() {
-	local who=() as= mode=() guard=0
-	sleeps=0
+	local who=() as= mode=() guard=0 sleeps=0
 	[ "$1" = --nobody ] && { who=("${asuser[@]}") as="as nobody: "; shift; }
 	[ "$1" = --sandbox ] && { who=("${asuser[@]}" "$T/no-perf-event")
 		as="as ${asuser[*]:+nobody }without perf events: "; shift; }
@@ -56,15 +55,15 @@ measure() {
 	rm -f "$T/out/p.data" "$T/out/log"
 	TRUTH_LOG=$T/out/log "${who[@]}" "$T/pperf" record -q "${mode[@]}" -o "$T/out/p.data" -- \
 		"$T/truth" "$@" >"$T/own" || fail "record $* exited $?"
-	shares "$guard" "$as${mode[*]:+${mode[*]}: }truth $*"
+	shares "$guard" "$as${mode[*]:+${mode[*]}: }truth $*" "$sleeps"
 }
-# shares GUARD LABEL: the check of measure() on the recording $T/out/p.data of the program
-# whose own account is $T/own
+# shares GUARD LABEL SLEEPS: the check of measure() on the recording $T/out/p.data of the
+# program whose own account is $T/own (SLEEPS 1: measure's --sleeps)
 shares() {
-	local guard=$1 label=$2 own reads prof line="" ok=0 f n tol lo hi asleep exact=0
+	local guard=$1 label=$2 sleeps=${3:-0} own reads prof line="" ok=0 f n tol lo hi asleep exact=0
 	"$T/pperf" report --format csv --sort sym "$T/out/p.data" >"$T/rep" || fail "report"
 	# --sleeps where the recording was on the task clock with kernel-mode samples
-	[ "${sleeps:-0}" = 1 ] && "$T/pperf" info "$T/out/p.data" 2>/dev/null |
+	[ "$sleeps" = 1 ] && "$T/pperf" info "$T/out/p.data" 2>/dev/null |
 		grep -q '^# frequency .*, each thread at steps of its task clock$' && exact=1
 	n=$(awk -F, 'NR > 1 { n += $2 } END { print n + 0 }' "$T/rep")
 	asleep=$(awk '$1 == "asleep" { print $2 }' "$T/own")
