@@ -27,9 +27,10 @@ one_cpu=$(awk '/^Cpus_allowed_list/ { split($2, a, /[,-]/); print a[1] }' /proc/
 # --channel: with a channel, -e task-clock, read at the sampling instants and
 # given to the buffer's samples; --copies: with stack copies, --call-graph dwarf, which the
 # kernel writes into the buffer); succeeds if every function the
-# program times has its share within the tolerance of the program's own account (--sleeps,
-# for `truth duty` on the task clock with kernel-mode samples: the work without its sleeps,
-# and the sleep call with them, to 1.5 points; elsewhere the work lies between the two). The tolerance
+# program times has its share within the tolerance of the program's own account (`truth duty`:
+# the work between its account alone and with its sleeps; --sleeps, on the task clock with
+# kernel-mode samples: with at most 40 % of its sleeps, and the sleep call with at least 60 %
+# of them, see shares()). The tolerance
 # is 1.5 points, or 2.5 times the standard error of a share estimated from the N thread-samples
 # that found the program running, 100 * sqrt(p (1 - p) / N), where that is larger: the share is
 # an estimate from N samples (at ticks, the kernel checks the CPU clocks at its scheduler ticks,
@@ -88,18 +89,23 @@ shares() {
 		# between the program's account of the work alone and of the work with its sleeps.
 		# On the task clock with kernel-mode samples, the switches around the sleeps that
 		# the clock does not count are given to the call the thread sleeps in (tracer.c,
-		# switch_time()): the work's share is its own there (--sleeps), and the sleep
-		# call's (nanosleep) the program's account of its sleeps.
-		[ "$f" = hot ] && [ -n "$asleep" ] && [ "$exact" = 0 ] &&
-			hi=$(awk -v h="$own" -v s="$asleep" 'BEGIN { printf "%.2f", h + s }')
+		# switch_time()): the sleep call (nanosleep) gets 64-95 % of the program's account
+		# of its sleeps, and the work at most 40 % of them over its own (--sleeps). What is
+		# left goes to the work: samples due while the kernel takes the thread off its CPU
+		# with interrupts off come once it runs again, in the work (docs/benchmark.md).
+		[ "$f" = hot ] && [ -n "$asleep" ] &&
+			hi=$(awk -v h="$own" -v s="$asleep" -v x="$exact" \
+				'BEGIN { printf "%.2f", h + (x ? 0.4 : 1) * s }')
 		line="$line $f: program $own% (-$reads% in clock reads${asleep:+, +$asleep% in sleeps}), profile ${prof:-0}% (+-$tol);"
 		awk -v x="${prof:-0}" -v lo="$lo" -v hi="$hi" -v d="$tol" \
 			'BEGIN { exit !(x >= lo - d && x <= hi + d) }' || ok=1
 	done
 	if [ "$exact" = 1 ] && [ -n "$asleep" ]; then
+		# (before, the sleep call got 24-52 % of them: what the task clock saw)
 		prof=$(awk -F, '$NF ~ /nanosleep/ { s += $1 } END { printf "%.2f", s }' "$T/rep")
-		line="$line its sleeps: program $asleep%, profile $prof% (+-1.5);"
-		awk -v x="$prof" -v o="$asleep" 'BEGIN { exit !(x >= o - 1.5 && x <= o + 1.5) }' || ok=1
+		line="$line its sleeps: program $asleep%, profile $prof% (60 % of it - 0.25 to it + 1.5);"
+		awk -v x="$prof" -v o="$asleep" 'BEGIN { exit !(x >= 0.6 * o - 0.25 && x <= o + 1.5) }' ||
+			ok=1
 	fi
 	[ "$guard" = 0 ] || line="$line held to $guard points (not yet right);"
 	echo "$label ($n samples on a CPU):$line"
