@@ -175,6 +175,12 @@ static uint64_t random_u64(struct tracer *t)
 	return t->rng;
 }
 
+/* The count of a thread's task clock, through its buffer's event: 0, or -1. */
+static int clock_count(const struct task *task, uint64_t *count)
+{
+	return read(task->ring.fd, count, sizeof(*count)) == sizeof(*count) ? 0 : -1;
+}
+
 /*
  * The CPU time to a task clock's next signal: the period, on average, drawn anew at each
  * sample from half to one and a half of it. At a fixed step a program whose loop takes about
@@ -183,12 +189,6 @@ static uint64_t random_u64(struct tracer *t)
  * 2 runs of 3 with call stacks. (Perf's cpu-clock steps alike.) Through the buffer, whose
  * samples the thread is not stopped for, the step changes now and then (redither()).
  */
-/* The count of a thread's task clock, through its buffer's event: 0, or -1. */
-static int clock_count(const struct task *task, uint64_t *count)
-{
-	return read(task->ring.fd, count, sizeof(*count)) == sizeof(*count) ? 0 : -1;
-}
-
 static uint64_t dithered(struct tracer *t)
 {
 	uint64_t p = t->period_ns;
@@ -760,6 +760,12 @@ static void tick_gap(struct task *task, uint64_t cpu)
 	task->tick_cpu = cpu;
 }
 
+/* A thread's CPU time less the count of its task clock (from the buffer's opening), as read. */
+static int64_t clock_gap(const struct task *task, uint64_t cpu, uint64_t count)
+{
+	return (int64_t)(cpu - task->ring_cpu0 - count);
+}
+
 /*
  * Where a thread's user time is sampled through a buffer of user mode alone, its task clock
  * and its CPU time part: the task clock runs ahead by what the scheduler does not count as the
@@ -771,7 +777,7 @@ static void tick_gap(struct task *task, uint64_t cpu)
  */
 static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
 {
-	task->clock_offset = (int64_t)(cpu - task->ring_cpu0 - count);
+	task->clock_offset = clock_gap(task, cpu, count);
 }
 
 /*
@@ -779,8 +785,8 @@ static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
  * last looked at (and its buffers' counts from now on on the CPU time's line). The task clock
  * runs from the end of the kernel's switch to the thread to the start of its switch away, and
  * its CPU time from when the scheduler picks it: what it misses is the switches (on our VM,
- * where a switch of address space is costly, 20-40 us each), most of them the thread's wakings
- * from its sleeps. A program that works 0.3 ms and sleeps 0.7 ms used 2-10 % of its CPU time
+ * where a switch of address space is costly, 20-40 us a sleep by the program's own account,
+ * not timed directly), most of them the thread's wakings from its sleeps. A program that works 0.3 ms and sleeps 0.7 ms used 2-10 % of its CPU time
  * in nanosleep() by its own clock, which the samples never saw; weighed by the task clock
  * alone, that was left out of the profile, and its working function came out 1.6-4.9 points
  * high (perf's 1.6, from the same blind spot). Read while the thread sleeps, both clocks are
@@ -793,13 +799,12 @@ static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
  */
 static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
 {
-	int64_t offset = (int64_t)(cpu - task->ring_cpu0 - count);
+	int64_t grew = clock_gap(task, cpu, count) - task->clock_offset;
 
-	if (offset <= task->clock_offset)
+	if (grew <= 0)
 		return 0;
-	offset -= task->clock_offset;
-	task->clock_offset += offset;
-	return (uint64_t)offset;
+	task->clock_offset += grew;
+	return (uint64_t)grew;
 }
 
 /* A count of a thread's buffers (its clock's, or the CPU time of a fault) as its CPU time. */

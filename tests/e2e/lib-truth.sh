@@ -107,6 +107,8 @@ shares() {
 		awk -v x="$prof" -v o="$asleep" 'BEGIN { exit !(x >= 0.6 * o - 0.25 && x <= o + 1.5) }' ||
 			ok=1
 	fi
+	[ "$sleeps" = 1 ] && [ "$exact" = 0 ] &&
+		line="$line (--sleeps: not on the task clock with kernel-mode samples, the work's band alone);"
 	[ "$guard" = 0 ] || line="$line held to $guard points (not yet right);"
 	echo "$label ($n samples on a CPU):$line"
 	# A miss says where the samples fell in the calls the program logged (test-tool where).
