@@ -53,8 +53,10 @@ check "page faults and munmap, then work" -- faults 4
 if [ ${#asuser[@]} -gt 0 ]; then
 	# (10 s, as root's: in 6 s, 5,800 samples, hot came out -1.0 to +1.9 points off, a
 	# standard deviation of 0.5-0.75 whose mean moved from -0.3 to +0.7 between batches of
-	# runs, and +1.5 and +1.7 in both tries of one CI run; in 10 s, -0.4 to +1.0 in 8 runs)
-	check "as nobody: one CPU-bound thread" --nobody -- bound 10 1
+	# runs, and +1.5 and +1.7 in both tries of one CI run; in 10 s, -0.4 to +1.0 in 8 runs
+	# alone, but +1.0 and +1.2 in two runs of this test: the longer function leans, as it
+	# does on perf's own task clock, README, Limits; held to 2)
+	check "as nobody: one CPU-bound thread" --nobody --guard 2 -- bound 10 1
 	check "as nobody: more threads than CPUs" --nobody -- bound 4 $(($(nproc) * 2))
 	# (8 s, as root's: in 4 s warm came out -2.1 and -1.9 in one run of the suite, idle, and
 	# -1.3 to +1.4 in 5 runs alone; the steps held between draws make the estimate spread
@@ -139,8 +141,12 @@ check "page faults and munmap beside $(nproc) CPU hogs" -- faults 6
 check "a long system call beside $(nproc) CPU hogs" -- munmap 6
 if [ ${#asuser[@]} -gt 0 ] && [ $user_clock = 1 ]; then
 	# (at the ticks alone, as when perf_event_paranoid was 2 here before user time went
-	# through buffers: hot 4-10 points too much with page faults beside the hogs)
-	check "as nobody: one CPU-bound thread beside $(nproc) CPU hogs" --nobody -- bound 8 1
+	# through buffers: hot 4-10 points too much with page faults beside the hogs; through
+	# the buffer of user mode alone, -0.5 to +1.4 in 8 runs, +0.44 on average, and +2.2 and
+	# +1.8 in both tries of one run of this test; perf's own task-clock:u gave +0.49 on
+	# average in 4 runs: README, Limits; held to 2.5)
+	check "as nobody: one CPU-bound thread beside $(nproc) CPU hogs" --nobody --guard 2.5 -- \
+		bound 8 1
 	# (8 s, not 5: in a busy run of the whole suite beside two more hogs, 5 s missed by 0.06
 	# and 0.01 points in a row, warm -1.56 and hot -1.51; 5 runs beside the hogs alone, all
 	# within 0.9)
