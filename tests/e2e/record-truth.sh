@@ -93,7 +93,9 @@ if [ ${#perfmon[@]} -gt 0 ]; then
 fi
 # Stack copies through the buffer (the kernel copies 8 KiB of stack with each sample: no stop;
 # at the signals, as they were taken before, one thread came out +1.6 to +3.3 points)
-check "stack copies through the buffer: one CPU-bound thread" --copies -- bound 4 1
+# (8 s, not 4: +1.49 under ASan in one run of this test, 0.05 points inside its tolerance;
+# the longer function leans a little on perf's task clock too, README, Limits)
+check "stack copies through the buffer: one CPU-bound thread" --copies -- bound 8 1
 check "stack copies through the buffer: a long system call, then work" --copies -- munmap 4
 
 # The sampler kept off its CPU: stopped 3 times for 2 s while 4 threads run at 10 kHz, so
