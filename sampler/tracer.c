@@ -786,16 +786,20 @@ static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
  * runs from the end of the kernel's switch to the thread to the start of its switch away, and
  * its CPU time from when the scheduler picks it: what it misses is the switches (on our VM,
  * where a switch of address space is costly, 20-40 us a sleep by the program's own account,
- * not timed directly), most of them the thread's wakings from its sleeps. A program that works 0.3 ms and sleeps 0.7 ms used 2-10 % of its CPU time
- * in nanosleep() by its own clock, which the samples never saw; weighed by the task clock
- * alone, that was left out of the profile, and its working function came out 1.6-4.9 points
- * high (perf's 1.6, from the same blind spot). Read while the thread sleeps, both clocks are
- * exact. Kept in switch_owed and charged to the call it sleeps in once it adds up to a period
- * (take_thread()). A thread also sleeping brings there the time of its switches back after
- * preemptions (beside CPU hogs, a few hundred a second: up to 1 % of its CPU time). Not
- * with a buffer of user mode alone, whose clock the tracer's stops at ticks set against the
- * CPU time at each (clock_sync()): measured from there, the sleep's call got 1.5 points too
- * much in some runs, and the kernel's time is shared out by other means there (fault_weight()).
+ * not timed directly), most of them the thread's wakings from its sleeps. A program that
+ * works 0.3 ms and sleeps 0.7 ms used 2-10 % of its CPU time in nanosleep() by its own clock,
+ * which the samples never saw; weighed by the task clock alone, that was left out of the
+ * profile, and its working function came out 1.6-4.9 points high (perf's 1.6, from the same
+ * blind spot). Read while the thread sleeps, both clocks are exact, but their difference is
+ * the switches less the task clock's own lead while the thread ran (time the hypervisor
+ * stole, which the CPU time leaves out: 0.1-0.6 % of a CPU-bound thread's), which its work
+ * keeps. Kept in switch_owed and charged to the call it sleeps in once it adds up to a
+ * period (take_thread()). A thread also sleeping brings there the time of its switches back
+ * after preemptions (beside CPU hogs, a few hundred a second: up to 1 % of its CPU time).
+ * Not with a buffer of user mode alone, whose clock the tracer's stops at ticks set against
+ * the CPU time at each (clock_sync()): measured from there, the sleep's call got 1.5 points
+ * too much in some runs, and the kernel's time is shared out by other means there
+ * (fault_weight()).
  */
 static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
 {
