@@ -6,7 +6,9 @@
  *   test-tool heaviest PROFILE FUNC   the most CPU time (ms) one thread-sample in FUNC is charged,
  *                                     and how many of them there are
  *   test-tool where PROFILE LOG       where the thread-samples that stand for CPU time fell in
- *                                     the calls a program logged (tests/progs/truth's TRUTH_LOG)
+ *                                     the calls a program logged (tests/progs/truth's TRUTH_LOG),
+ *                                     their places set against the log by offsets fitted to
+ *                                     their PCs
  *   test-tool elf-claim FILE SECTION SIZE
  *                                     make an ELF file's SECTION claim SIZE bytes at its end,
  *                                     the file extended to hold them as a hole (sparse)
@@ -304,60 +306,198 @@ static const struct logged_call *call_at(const struct logged_call *c, size_t n, 
 
 #define WHERE_FNS 8
 #define WHERE_BINS 10
+/* Samples in one fit of the offset between a thread's positions and the program's clock: few,
+ * as the offset jumps where the hypervisor stole a while */
+#define WHERE_WINDOW 16
+/* The farthest that offset is looked for (ns): the task clock leads the CPU time by what the
+ * hypervisor steals, a hundred milliseconds after 10 s of a busy host. */
+#define WHERE_REACH 300000000LL
+
+/* A thread-sample: its thread, its position (CPU time, ns) and the logged function its PC is
+ * in (-1: none). */
+struct where_sample {
+	uint32_t tid;
+	uint64_t at;
+	int fn;
+	size_t seq; /* its place in the profile */
+};
 
 /*
  * Where the profile's CPU time fell, against the program's own log of its calls: per logged
  * function, the program's share of the logged CPU time, the profile's charged share (by the
- * function the PC is in), the share of thread-samples whose CPU time at their stop lies in one
- * of its calls, and how those fell along the calls (tenths: a sampler whose instants are not
- * independent of the program shows here as an uneven spread). Diagnoses a share that is off.
+ * function the PC is in), the share of thread-samples whose position lies in one of its calls,
+ * and how those fell along the calls (tenths: a sampler whose instants are not independent of
+ * the program shows here as an uneven spread). Diagnoses a share that is off.
+ * A position is the thread's CPU time at its stop or, through a buffer, its task clock's count
+ * at the sample set on its CPU time's line; the task clock runs ahead of the CPU time by what
+ * the hypervisor steals (and the tracer sets them against each other only at some stops), so
+ * positions are set against the log by an offset fitted to the PCs, per thread and per
+ * WHERE_WINDOW samples (fit_offset()). At stops it stays at 0. A sample's PC elsewhere than
+ * its place in the log says where the PC and the clock disagree: through a buffer, the
+ * kernel's sample is one instant, so that is 1 % of them at most (at the calls' ends, where
+ * the fit cannot place them closer); at a stop, a stop that came late.
  */
 struct where {
 	struct logged_call *c;
 	size_t n;
 	char fns[WHERE_FNS][32];
 	int nfns;
+	struct where_sample *s;
+	size_t ns, as;
 	double own[WHERE_FNS], prof[WHERE_FNS], total_own, total;
 	unsigned long found[WHERE_FNS], bins[WHERE_FNS][WHERE_BINS];
 	unsigned long obs, between, elsewhere;
+	int64_t off_first, off_last;
 };
 
 static void where_one(void *arg, const struct profile_tsample *t, const char *sym, double cpu)
 {
 	struct where *w = arg;
-	const struct logged_call *at;
 	int k;
 
 	w->total += cpu;
-	for (k = 0; sym && k < w->nfns; k++)
-		if (!strcmp(sym, w->fns[k]))
-			w->prof[k] += cpu;
+	for (k = 0; sym && k < w->nfns && strcmp(sym, w->fns[k]); k++)
+		;
+	if (sym && k < w->nfns)
+		w->prof[k] += cpu;
+	ALLOC_GROW(w->s, w->as, w->ns + 1);
+	w->s[w->ns] = (struct where_sample){ t->tid, t->cpu_ns, sym && k < w->nfns ? k : -1, w->ns };
+	w->ns++;
+}
+
+static int fn_index(const struct where *w, const char *fn)
+{
+	int k;
+
+	for (k = 0; k < w->nfns && strcmp(w->fns[k], fn); k++)
+		;
+	return k;
+}
+
+struct off_edge {
+	int64_t at;
+	int step;
+};
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct off_edge *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return y->step - x->step; /* an interval's start before another's end at the same place */
+}
+
+/* The first logged call of thread tid that ends at or after ns (w->n if none). */
+static size_t first_ending(const struct where *w, uint32_t tid, int64_t ns)
+{
+	size_t lo = 0, hi = w->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct logged_call *c = &w->c[mid];
+
+		if (c->tid < tid || (c->tid == tid && (int64_t)c->t1 < ns))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The offset (ns, subtracted from a position) that puts the most of samples s[0..n) in a call
+ * of their own function, less one for every WHERE_MOVE_NS it lies from near (the previous
+ * window's): a few samples fit many places by chance, and the offset moves little from one
+ * window to the next: near itself if it does as well as any, else the middle of the range of
+ * offsets that does (at stops, where positions are the CPU time itself, it stays at 0). *ok 0
+ * if none of the samples has a logged function.
+ */
+#define WHERE_MOVE_NS 10000000.0
+
+static int64_t fit_offset(const struct where *w, const struct where_sample *s, size_t n,
+			  int64_t near, int *ok)
+{
+	struct off_edge *e = NULL;
+	size_t ne = 0, ae = 0;
+	int64_t pick = near;
+	double best = 0;
+	int depth = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t at = (int64_t)s[i].at;
+
+		if (s[i].fn < 0)
+			continue;
+		/* calls that end after at - REACH and begin before at + REACH */
+		for (size_t j = first_ending(w, s[i].tid, at - WHERE_REACH);
+		     j < w->n && w->c[j].tid == s[i].tid && (int64_t)w->c[j].t0 <= at + WHERE_REACH; j++) {
+			if (fn_index(w, w->c[j].fn) != s[i].fn)
+				continue;
+			ALLOC_GROW(e, ae, ne + 2);
+			e[ne++] = (struct off_edge){ at - (int64_t)w->c[j].t1, 1 };
+			e[ne++] = (struct off_edge){ at - (int64_t)w->c[j].t0 + 1, -1 };
+		}
+	}
+	if (ne)
+		qsort(e, ne, sizeof(*e), cmp_edge);
+	/* each stretch between two edges: depth samples fit there */
+	for (size_t i = 0; i + 1 < ne; i++) {
+		int64_t a = e[i].at, b = e[i + 1].at - 1, at = near < a ? a : near > b ? b : near;
+		double score;
+
+		depth += e[i].step;
+		if (depth <= 0 || b < a)
+			continue;
+		score = depth - (double)llabs(at - near) / WHERE_MOVE_NS;
+		if (score > best) { /* near if it is in it, else its middle (no end favoured) */
+			best = score;
+			pick = at == near ? near : a + (b - a) / 2;
+		}
+	}
+	free(e);
+	*ok = best > 0;
+	return pick;
+}
+
+static int cmp_where_sample(const void *a, const void *b)
+{
+	const struct where_sample *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void where_place(struct where *w, const struct where_sample *s, int64_t off)
+{
+	int64_t x = (int64_t)s->at - off;
+	const struct logged_call *at = x >= 0 ? call_at(w->c, w->n, s->tid, (uint64_t)x) : NULL;
+	int k;
+
 	w->obs++;
-	at = call_at(w->c, w->n, t->tid, t->cpu_ns);
 	if (!at) {
 		w->between++;
 		return;
 	}
-	for (k = 0; strcmp(w->fns[k], at->fn); k++)
-		;
+	k = fn_index(w, at->fn);
 	w->found[k]++;
-	w->bins[k][at->t1 > at->t0 ? (t->cpu_ns - at->t0) * WHERE_BINS / (at->t1 - at->t0 + 1) : 0]++;
-	w->elsewhere += !sym || strcmp(sym, at->fn);
+	w->bins[k][at->t1 > at->t0 ? ((uint64_t)x - at->t0) * WHERE_BINS / (at->t1 - at->t0 + 1) : 0]++;
+	w->elsewhere += s->fn != k;
 }
 
 static int cmd_where(const char *path, const char *log_path)
 {
 	struct where *w = xcalloc(1, sizeof(*w));
 	struct logged_call lc;
-	size_t alloc = 0;
-	int k, rc;
+	size_t alloc = 0, i, j;
+	int k, rc, fitted = 0;
 	FILE *f = fopen(log_path, "r");
 
 	if (!f)
 		return error_errno("cannot open '%s'", log_path), 2;
 	while (fscanf(f, "%" SCNu32 " %31s %" SCNu64 " %" SCNu64, &lc.tid, lc.fn, &lc.t0, &lc.t1) == 4) {
-		for (k = 0; k < w->nfns && strcmp(w->fns[k], lc.fn); k++)
-			;
+		k = fn_index(w, lc.fn);
 		if (k == w->nfns && w->nfns < WHERE_FNS)
 			strcpy(w->fns[w->nfns++], lc.fn);
 		if (k == WHERE_FNS || lc.t1 < lc.t0)
@@ -368,11 +508,39 @@ static int cmd_where(const char *path, const char *log_path)
 		w->c[w->n++] = lc;
 	}
 	fclose(f);
-	qsort(w->c, w->n, sizeof(*w->c), cmp_call);
+	if (w->n)
+		qsort(w->c, w->n, sizeof(*w->c), cmp_call);
 	rc = each_charged(path, where_one, w);
 	if (!rc) {
+		/* each thread's samples in their order, in windows of WHERE_WINDOW */
+		struct where_sample *sorted = w->s;
+
+		if (w->ns)
+			qsort(sorted, w->ns, sizeof(*sorted), cmp_where_sample);
+		int64_t off = 0;
+
+		for (i = 0; i < w->ns; i = j) {
+			int ok;
+
+			for (j = i; j < w->ns && j - i < WHERE_WINDOW && sorted[j].tid == sorted[i].tid; j++)
+				;
+			if (!i || sorted[i].tid != sorted[i - 1].tid)
+				off = 0; /* a thread's first: nearest to none */
+			off = fit_offset(w, sorted + i, j - i, off, &ok);
+			if (ok && sorted[i].tid == sorted[0].tid) { /* the first thread's, for the line */
+				if (!fitted)
+					w->off_first = off;
+				w->off_last = off;
+				fitted = 1;
+			}
+			for (size_t m = i; m < j; m++)
+				where_place(w, &sorted[m], off);
+		}
 		printf("%lu thread-samples on a CPU: %lu between logged calls, %lu with the PC "
-		       "elsewhere than the log says\n", w->obs, w->between, w->elsewhere);
+		       "elsewhere than the log says (positions set against the log by offsets "
+		       "fitted to the PCs: the first thread's %.3f ms at its start, %.3f at its "
+		       "end)\n", w->obs, w->between, w->elsewhere, (double)w->off_first / 1e6,
+		       (double)w->off_last / 1e6);
 		for (k = 0; k < w->nfns; k++) {
 			printf("%s: program %.2f%%, profile %.2f%%, samples in its calls %.2f%%, "
 			       "along them", w->fns[k],
@@ -384,6 +552,7 @@ static int cmd_where(const char *path, const char *log_path)
 			printf("\n");
 		}
 	}
+	free(w->s);
 	free(w->c);
 	free(w);
 	return rc;

@@ -1,0 +1,40 @@
+# Every thread-sample is where the program was: tests/progs/truth logs every call's CPU time
+# at both ends (TRUTH_LOG), and the PC of a sample lies in the function the program was running
+# at the sample's CPU time. test-tool where sets the positions against the log by an offset
+# fitted to the PCs every 16 samples (the task clock runs ahead of the CPU time by what the
+# hypervisor steals: 0.3 ms to 140 ms after 4-10 s here), so this checks that each sample's PC
+# and place go together, as the kernel took them, and not that the clocks agree. As root the
+# place is the task clock's count at the kernel's sample (1 % of PCs elsewhere, at the calls'
+# ends); as nobody at paranoid 2 the user-mode count on the CPU time's line, set again at the
+# ticks' stops (2-4 %: the kernel's time since the last one is not on it yet).
+. "$(dirname "$0")/lib.sh"
+cp "$PPERF" "$PROGS/truth" "$T/" && chmod 755 "$T/pperf" "$T/truth"
+mkdir "$T/out" && chmod 777 "$T/out"
+
+# placed LABEL WHO... -- MOST%: one recording of two CPU-bound threads; at most MOST % of the
+# samples may lie in a call of another function than their PC's, and 5 % between calls (in
+# the clock reads: a thread stopped at the tick's signal does not stop there more often)
+placed() {
+	local label=$1 who=() most line n other between
+	shift
+	while [ "$1" != -- ]; do who+=("$1"); shift; done
+	most=$2
+	rm -f "$T/out/p.data" "$T/out/log"
+	TRUTH_LOG=$T/out/log "${who[@]}" "$T/pperf" record -q -o "$T/out/p.data" -- \
+		"$T/truth" bound 3 2 >/dev/null || fail "record exited $?"
+	"$TT" where "$T/out/p.data" "$T/out/log" >"$T/where" || fail "test-tool where"
+	line=$(head -1 "$T/where")
+	n=$(awk '{ print $1 }' <<<"$line")
+	other=$(sed -n 's/.*, \([0-9]*\) with the PC elsewhere.*/\1/p' <<<"$line")
+	between=$(sed -n 's/.*: \([0-9]*\) between logged calls.*/\1/p' <<<"$line")
+	echo "$label: $line"
+	[ "${n:-0}" -ge 1000 ] || fail "$label: too few samples to tell: $line"
+	awk -v o="$other" -v b="$between" -v n="$n" -v m="$most" \
+		'BEGIN { exit !(o <= n * m / 100 && b <= n * 5 / 100) }' ||
+		{ sed 's/^/  /' "$T/where"; fail "$label: the samples' PCs are elsewhere than the program was"; }
+}
+
+placed "$(id -u | sed 's/^0$/as root/; s/^[1-9].*/unprivileged/')" -- 3
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	placed "as nobody" setpriv --reuid=nobody --regid=nogroup --clear-groups -- 8
+fi
