@@ -68,7 +68,7 @@ shares() {
 		grep -q '^# frequency .*, each thread at steps of its task clock$' && exact=1
 	n=$(awk -F, 'NR > 1 { n += $2 } END { print n + 0 }' "$T/rep")
 	asleep=$(awk '$1 == "asleep" { print $2 }' "$T/own")
-	for f in $(awk '$1 != "asleep" { print $1 }' "$T/own"); do
+	for f in $(awk '$1 != "asleep" && $1 != "cpu" { print $1 }' "$T/own"); do
 		read -r own reads < <(awk -v f="$f" '$1 == f { print $2, $3 + 0 }' "$T/own")
 		# (munmap: the C library's name for it, __GI___munmap or __munmap)
 		prof=$(awk -F, -v f="$f" '$NF == f || (f == "munmap" && $NF ~ /_munmap$/) { s += $1; n++ }

@@ -16,6 +16,7 @@
  *   truth munmap SECONDS                 touch 64 MiB of fresh pages, munmap them (a call of
  *                                        a few milliseconds in the kernel), then hot; also
  *                                        prints "munmap SHARE": the CPU time of the munmap calls
+ * Then "cpu MS": the whole process's CPU time (ms), by its CPU clock, at the end.
  * Each function's line has a third number: the share of its calls' time that is its clock
  * reads' (a timed call holds the end of the read that starts it and the beginning of the one
  * that ends it, system calls here, where a thread that shares its CPU is often taken off it on
@@ -295,5 +296,6 @@ int main(int argc, char **argv)
 		printf("asleep %.2f\n", 100 * acc_asleep / total);
 	if (acc_munmap > 0)
 		printf("munmap %.2f %.2f\n", 100 * acc_munmap / total, 100 * acc_reads / total);
+	printf("cpu %.3f\n", 1e3 * total);
 	return 0;
 }
