@@ -87,6 +87,10 @@ struct task {
 	/* on the task clock: the CPU time of its switches its clock did not count, not yet
 	 * charged to a call it slept in (tracer.c, switch_time()) */
 	uint64_t switch_owed;
+	/* on the task clock with kernel-mode samples: the most of its CPU time less its clock's
+	 * count over its last gap_reads reads while it ran (tracer.c, steal_follow()) */
+	int64_t gap_seen;
+	uint32_t gap_reads;
 	/* what a fault was taken to cost when its fault buffer's step was drawn, and what its
 	 * recent faults cost, as a decaying sum of their samples' time over one of their count
 	 * (fault_retune()) */
