@@ -273,6 +273,7 @@ static int cmd_heaviest(const char *path, const char *fn)
 struct logged_call {
 	uint32_t tid;
 	char fn[32];
+	int k; /* where: its function's index */
 	uint64_t t0, t1;
 };
 
@@ -432,7 +433,7 @@ static int64_t fit_offset(const struct where *w, const struct where_sample *s, s
 		/* calls that end after at - REACH and begin before at + REACH */
 		for (size_t j = first_ending(w, s[i].tid, at - WHERE_REACH);
 		     j < w->n && w->c[j].tid == s[i].tid && (int64_t)w->c[j].t0 <= at + WHERE_REACH; j++) {
-			if (fn_index(w, w->c[j].fn) != s[i].fn)
+			if (w->c[j].k != s[i].fn)
 				continue;
 			ALLOC_GROW(e, ae, ne + 2);
 			e[ne++] = (struct off_edge){ at - (int64_t)w->c[j].t1, 1 };
@@ -480,7 +481,7 @@ static void where_place(struct where *w, const struct where_sample *s, int64_t o
 		w->between++;
 		return;
 	}
-	k = fn_index(w, at->fn);
+	k = at->k;
 	w->found[k]++;
 	w->bins[k][at->t1 > at->t0 ? ((uint64_t)x - at->t0) * WHERE_BINS / (at->t1 - at->t0 + 1) : 0]++;
 	w->elsewhere += s->fn != k;
@@ -504,6 +505,7 @@ static int cmd_where(const char *path, const char *log_path)
 			continue;
 		w->own[k] += (double)(lc.t1 - lc.t0);
 		w->total_own += (double)(lc.t1 - lc.t0);
+		lc.k = k;
 		ALLOC_GROW(w->c, alloc, w->n + 1);
 		w->c[w->n++] = lc;
 	}
@@ -514,11 +516,10 @@ static int cmd_where(const char *path, const char *log_path)
 	if (!rc) {
 		/* each thread's samples in their order, in windows of WHERE_WINDOW */
 		struct where_sample *sorted = w->s;
+		int64_t off = 0;
 
 		if (w->ns)
 			qsort(sorted, w->ns, sizeof(*sorted), cmp_where_sample);
-		int64_t off = 0;
-
 		for (i = 0; i < w->ns; i = j) {
 			int ok;
 
