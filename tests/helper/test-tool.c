@@ -310,8 +310,8 @@ static const struct logged_call *call_at(const struct logged_call *c, size_t n, 
 /* Samples in one fit of the offset between a thread's positions and the program's clock: few,
  * as the offset jumps where the hypervisor stole a while */
 #define WHERE_WINDOW 16
-/* The farthest that offset is looked for (ns): the task clock leads the CPU time by what the
- * hypervisor steals, a hundred milliseconds after 10 s of a busy host. */
+/* The farthest that offset is looked for from the last window's (ns): the task clock leads the
+ * CPU time by what the hypervisor steals, a hundred milliseconds after 10 s of a busy host. */
 #define WHERE_REACH 300000000LL
 
 /* A thread-sample: its thread, its position (CPU time, ns) and the logged function its PC is
@@ -430,9 +430,11 @@ static int64_t fit_offset(const struct where *w, const struct where_sample *s, s
 
 		if (s[i].fn < 0)
 			continue;
-		/* calls that end after at - REACH and begin before at + REACH */
-		for (size_t j = first_ending(w, s[i].tid, at - WHERE_REACH);
-		     j < w->n && w->c[j].tid == s[i].tid && (int64_t)w->c[j].t0 <= at + WHERE_REACH; j++) {
+		/* calls within REACH of its place at the offset near */
+		for (size_t j = first_ending(w, s[i].tid, at - near - WHERE_REACH);
+		     j < w->n && w->c[j].tid == s[i].tid &&
+		     (int64_t)w->c[j].t0 <= at - near + WHERE_REACH;
+		     j++) {
 			if (w->c[j].k != s[i].fn)
 				continue;
 			ALLOC_GROW(e, ae, ne + 2);
