@@ -814,9 +814,10 @@ static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
 
 /*
  * The task clock also runs ahead of the CPU time by what the hypervisor steals while the
- * thread runs (0.4-0.7 % of a CPU-bound thread's time under pperf on our VM, 1.4 % in one run
- * of 10 s): left to that, the line of its CPU time (ring_time()) ran ahead by as much, and the
- * thread's total with it. Read while it runs, its CPU time is the kernel's as of its last tick
+ * thread runs, and by part of each switch away (it stops later than the CPU time does): on our
+ * VM 0.02-0.1 % of a CPU-bound thread's time idle, 0.2-0.7 % under pperf beside a CPU hog,
+ * 1.4 % in one idle run of 10 s. Left to that, the line of its CPU time (ring_time()) ran
+ * ahead by as much, and the thread's total with it. Read while it runs, its CPU time is the kernel's as of its last tick
  * or switch (up to a tick behind), so the difference read is at most the true one, and the
  * most of STEAL_READS of them in a row is within tens of microseconds of it: where that is
  * STEAL_LEAST or more below the offset, the offset comes down to it, and the line with it.

@@ -2,17 +2,17 @@
 # at both ends (TRUTH_LOG), and the PC of a sample lies in the function the program was running
 # at the sample's CPU time. test-tool where sets the positions against the log by an offset
 # fitted to the PCs every 16 samples (the task clock runs ahead of the CPU time by what the
-# hypervisor steals: 0.3 ms to 140 ms after 4-10 s here), so this checks that each sample's PC
-# and place go together, as the kernel took them, and not that the clocks agree. As root the
-# place is the task clock's count at the kernel's sample (1 % of PCs elsewhere idle, at the
-# calls' ends; 3-7 % beside the suite's other tests, where every preemption moves the offset
-# by a switch's cost within a window); as nobody at paranoid 2 the user-mode count on the CPU
-# time's line, set again at the ticks' stops (2-4 % idle: the kernel's time since the last one
-# is not on it yet). Held to 10 and 15 %: a log whose two functions' names are swapped puts
-# 30 % of the samples elsewhere.
+# hypervisor steals and part of each switch: 0.3 ms to 140 ms after 4-10 s here), so this
+# checks that each sample's PC and place go together, as the kernel took them, and not that
+# the clocks agree. As root the place is the task clock's count at the kernel's sample (1 % of
+# PCs elsewhere idle, at the calls' ends; 3-7 % beside the suite's other tests, where every
+# preemption moves the offset by a switch's cost within a window); as nobody at paranoid 2 the
+# user-mode count on the CPU time's line, set again at the ticks' stops (2-4 % idle: the
+# kernel's time since the last one is not on it yet). Held to 10 and 15 %: a log whose two
+# functions' names are swapped puts 30 % of the samples elsewhere.
 # And the profile's CPU time is the program's: its threads' totals within 0.15 % (and 2 ms) of
 # the program's own CPU clock at its end (through a buffer the line followed the task clock,
-# which runs ahead by what the hypervisor steals: 0.1-0.7 % here, 1.4 % in one run).
+# which runs ahead: 0.02-0.7 % here, 1.4 % in one run).
 . "$(dirname "$0")/lib.sh"
 cp "$PPERF" "$PROGS/truth" "$T/" && chmod 755 "$T/pperf" "$T/truth"
 mkdir "$T/out" && chmod 777 "$T/out"

@@ -308,10 +308,11 @@ static const struct logged_call *call_at(const struct logged_call *c, size_t n, 
 #define WHERE_FNS 8
 #define WHERE_BINS 10
 /* Samples in one fit of the offset between a thread's positions and the program's clock: few,
- * as the offset jumps where the hypervisor stole a while */
+ * as the offset jumps where the hypervisor stole a while or the thread was switched */
 #define WHERE_WINDOW 16
 /* The farthest that offset is looked for from the last window's (ns): the task clock leads the
- * CPU time by what the hypervisor steals, a hundred milliseconds after 10 s of a busy host. */
+ * CPU time (by what the hypervisor steals and part of each switch), up to a hundred
+ * milliseconds after 10 s of a busy host. */
 #define WHERE_REACH 300000000LL
 
 /* A thread-sample: its thread, its position (CPU time, ns) and the logged function its PC is
@@ -331,9 +332,9 @@ struct where_sample {
  * the program shows here as an uneven spread). Diagnoses a share that is off.
  * A position is the thread's CPU time at its stop or, through a buffer, its task clock's count
  * at the sample set on its CPU time's line; the task clock runs ahead of the CPU time by what
- * the hypervisor steals (and the tracer sets them against each other only at some stops), so
- * positions are set against the log by an offset fitted to the PCs, per thread and per
- * WHERE_WINDOW samples (fit_offset()). At stops it stays at 0. A sample's PC elsewhere than
+ * the hypervisor steals and part of each switch (and the tracer sets them against each other
+ * only at some stops), so positions are set against the log by an offset fitted to the PCs,
+ * per thread and per WHERE_WINDOW samples (fit_offset()). At stops it stays at 0. A sample's PC elsewhere than
  * its place in the log says where the PC and the clock disagree: through a buffer, the
  * kernel's sample is one instant, so that is 1 % of them at most (at the calls' ends, where
  * the fit cannot place them closer); at a stop, a stop that came late.
