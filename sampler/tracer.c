@@ -792,15 +792,16 @@ static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
  * which the samples never saw; weighed by the task clock alone, that was left out of the
  * profile, and its working function came out 1.6-4.9 points high (perf's 1.6, from the same
  * blind spot). Read while the thread sleeps, both clocks are exact, but their difference is
- * the switches less the task clock's own lead while the thread ran (time the hypervisor
- * stole, which the CPU time leaves out: 0.1-0.6 % of a CPU-bound thread's), which its work
- * keeps. Kept in switch_owed and charged to the call it sleeps in once it adds up to a
- * period (take_thread()). A thread also sleeping brings there the time of its switches back
- * after preemptions (beside CPU hogs, a few hundred a second: up to 1 % of its CPU time).
- * Not with a buffer of user mode alone, whose clock the tracer's stops at ticks set against
- * the CPU time at each (clock_sync()): measured from there, the sleep's call got 1.5 points
- * too much in some runs, and the kernel's time is shared out by other means there
- * (fault_weight()).
+ * the switches less the task clock's own lead while the thread ran (what the hypervisor
+ * stole, which the CPU time leaves out, and part of each switch away: 0.02-0.7 % of a
+ * CPU-bound thread's), which its work keeps (steal_follow() takes it back only where the
+ * thread runs long enough for it to show). Kept in switch_owed and charged to the call it
+ * sleeps in once it adds up to a period (take_thread()). A thread also sleeping brings there
+ * the time of its switches back after preemptions (beside CPU hogs, a few hundred a second: up
+ * to 1 % of its CPU time). Not with a buffer of user mode alone, whose clock the tracer's stops
+ * at ticks set against the CPU time at each (clock_sync()): measured from there, the sleep's
+ * call got 1.5 points too much in some runs, and the kernel's time is shared out by other
+ * means there (fault_weight()).
  */
 static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
 {
@@ -817,11 +818,12 @@ static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
  * thread runs, and by part of each switch away (it stops later than the CPU time does): on our
  * VM 0.02-0.1 % of a CPU-bound thread's time idle, 0.2-0.7 % under pperf beside a CPU hog,
  * 1.4 % in one idle run of 10 s. Left to that, the line of its CPU time (ring_time()) ran
- * ahead by as much, and the thread's total with it. Read while it runs, its CPU time is the kernel's as of its last tick
- * or switch (up to a tick behind), so the difference read is at most the true one, and the
- * most of STEAL_READS of them in a row is within tens of microseconds of it: where that is
- * STEAL_LEAST or more below the offset, the offset comes down to it, and the line with it.
- * (Never up: the difference grows by the switches, charged where the thread sleeps.)
+ * ahead by as much, and the thread's total with it. Read while it runs, its CPU time is the
+ * kernel's as of its last tick or switch (up to a tick behind), so the difference read is at
+ * most the true one, and the most of STEAL_READS of them in a row is within tens of
+ * microseconds of it: where that is STEAL_LEAST or more below the offset, the offset comes
+ * down to it, and the line with it. (Never up: the difference grows by the switches, charged
+ * where the thread sleeps, switch_time().)
  */
 #define STEAL_READS 64
 #define STEAL_LEAST 200000 /* ns */

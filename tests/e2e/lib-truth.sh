@@ -92,8 +92,8 @@ shares() {
 		# switch_time()): the sleep call (nanosleep) gets 64-95 % of the program's account
 		# of its sleeps, and the work at most 40 % of them over its own (--sleeps). What is
 		# left goes to the work, part of it the task clock's lead over the CPU time while
-		# the work ran (the hypervisor's steal); the rest is not explained yet
-		# (docs/benchmark.md).
+		# the work ran (the hypervisor's steal and part of each switch away); the rest is not
+		# explained yet (docs/benchmark.md).
 		[ "$f" = hot ] && [ -n "$asleep" ] &&
 			hi=$(awk -v h="$own" -v s="$asleep" -v x="$exact" \
 				'BEGIN { printf "%.2f", h + (x ? 0.4 : 1) * s }')

@@ -286,23 +286,30 @@ static int cmp_call(const void *a, const void *b)
 	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
 }
 
-/* The call of thread tid running at CPU time ns, or NULL (between calls). */
-static const struct logged_call *call_at(const struct logged_call *c, size_t n, uint32_t tid,
-					  uint64_t ns)
+/* The first logged call of thread tid that ends at or after ns (n if none; a thread's calls
+ * follow each other without overlap, so they are in order of their ends too). */
+static size_t first_ending(const struct logged_call *c, size_t n, uint32_t tid, int64_t ns)
 {
 	size_t lo = 0, hi = n;
 
-	while (lo < hi) { /* the first call after (tid, ns) */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (c[mid].tid < tid || (c[mid].tid == tid && c[mid].t0 <= ns))
+		if (c[mid].tid < tid || (c[mid].tid == tid && (int64_t)c[mid].t1 < ns))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || c[lo - 1].tid != tid || ns > c[lo - 1].t1)
-		return NULL;
-	return &c[lo - 1];
+	return lo;
+}
+
+/* The call of thread tid running at CPU time ns, or NULL (between calls). */
+static const struct logged_call *call_at(const struct logged_call *c, size_t n, uint32_t tid,
+					  int64_t ns)
+{
+	size_t j = first_ending(c, n, tid, ns);
+
+	return j < n && c[j].tid == tid && (int64_t)c[j].t0 <= ns ? &c[j] : NULL;
 }
 
 #define WHERE_FNS 8
@@ -334,10 +341,11 @@ struct where_sample {
  * at the sample set on its CPU time's line; the task clock runs ahead of the CPU time by what
  * the hypervisor steals and part of each switch (and the tracer sets them against each other
  * only at some stops), so positions are set against the log by an offset fitted to the PCs,
- * per thread and per WHERE_WINDOW samples (fit_offset()). At stops it stays at 0. A sample's PC elsewhere than
- * its place in the log says where the PC and the clock disagree: through a buffer, the
- * kernel's sample is one instant, so that is 1 % of them at most (at the calls' ends, where
- * the fit cannot place them closer); at a stop, a stop that came late.
+ * per thread and per WHERE_WINDOW samples (fit_offset()). At stops it stays at 0. A sample's
+ * PC elsewhere than its place in the log says where the PC and the clock disagree: through a
+ * buffer, the kernel's sample is one instant, so that is 1-2 % of them (at the calls' ends,
+ * where the fit cannot place them closer; more where preemptions move the offset within a
+ * window); at a stop, a stop that came late.
  */
 struct where {
 	struct logged_call *c;
@@ -390,23 +398,6 @@ static int cmp_edge(const void *a, const void *b)
 	return y->step - x->step; /* an interval's start before another's end at the same place */
 }
 
-/* The first logged call of thread tid that ends at or after ns (w->n if none). */
-static size_t first_ending(const struct where *w, uint32_t tid, int64_t ns)
-{
-	size_t lo = 0, hi = w->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct logged_call *c = &w->c[mid];
-
-		if (c->tid < tid || (c->tid == tid && (int64_t)c->t1 < ns))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
  * The offset (ns, subtracted from a position) that puts the most of samples s[0..n) in a call
  * of their own function, less one for every WHERE_MOVE_NS it lies from near (the previous
@@ -432,7 +423,7 @@ static int64_t fit_offset(const struct where *w, const struct where_sample *s, s
 		if (s[i].fn < 0)
 			continue;
 		/* calls within REACH of its place at the offset near */
-		for (size_t j = first_ending(w, s[i].tid, at - near - WHERE_REACH);
+		for (size_t j = first_ending(w->c, w->n, s[i].tid, at - near - WHERE_REACH);
 		     j < w->n && w->c[j].tid == s[i].tid &&
 		     (int64_t)w->c[j].t0 <= at - near + WHERE_REACH;
 		     j++) {
@@ -476,7 +467,7 @@ static int cmp_where_sample(const void *a, const void *b)
 static void where_place(struct where *w, const struct where_sample *s, int64_t off)
 {
 	int64_t x = (int64_t)s->at - off;
-	const struct logged_call *at = x >= 0 ? call_at(w->c, w->n, s->tid, (uint64_t)x) : NULL;
+	const struct logged_call *at = call_at(w->c, w->n, s->tid, x);
 	int k;
 
 	w->obs++;
