@@ -67,6 +67,8 @@ int arch_set_regs(pid_t tid, const struct arch_regs *r)
 	return 0;
 }
 
+const int arch_dwarf_fp = 29; /* x29 */
+
 void arch_where(const struct arch_regs *r, struct arch_where *w, uint64_t *dwarf,
 		uint32_t *nr_dwarf)
 {

@@ -39,6 +39,9 @@ struct arch_where {
 void arch_where(const struct arch_regs *r, struct arch_where *w, uint64_t *dwarf,
 		uint32_t *nr_dwarf);
 
+/* The frame pointer's number among them (for frame-pointer walks from a perf sample's). */
+extern const int arch_dwarf_fp;
+
 /* Whether the unwinder is given the PC apart from the DWARF registers (it is not one of them). */
 extern const int arch_dwarf_pc_apart;
 

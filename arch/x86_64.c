@@ -47,6 +47,8 @@ int arch_set_regs(pid_t tid, const struct arch_regs *r)
 	return ptrace(PTRACE_SETREGSET, tid, NT_PRSTATUS, &iov) < 0 ? -1 : 0;
 }
 
+const int arch_dwarf_fp = 6; /* rbp */
+
 void arch_where(const struct arch_regs *r, struct arch_where *w, uint64_t *dwarf,
 		uint32_t *nr_dwarf)
 {

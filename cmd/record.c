@@ -262,6 +262,11 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 		st->samples ? (double)st->thread_samples / (double)st->samples : 0.0,
 		(unsigned long long)st->thread_samples, (unsigned long long)st->oncpu_samples,
 		(unsigned long long)st->asleep_samples);
+	if (a->topt.call_graph && st->asleep_samples)
+		fprintf(stderr, "pperf: asleep      %12llu of %llu thread-samples read asleep with the "
+			"stack they went to sleep with (needs kernel-mode perf events: README, Call "
+			"stacks)\n",
+			(unsigned long long)st->asleep_stacks, (unsigned long long)st->asleep_samples);
 	if (st->unseen_samples)
 		fprintf(stderr, "pperf: unseen      %12llu thread-samples on a CPU at the instant whose "
 			"place is lost (%.1f%%: the sampler got their CPU late, at a system call's "

@@ -364,6 +364,72 @@ void perfclock_ring_close(struct perfclock_ring *ring)
 	memset(ring, 0, sizeof(*ring));
 }
 
+int perfclock_open_switches(pid_t tid, struct perfclock_ring *ring)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct perf_event_attr attr;
+	long fd;
+	int err;
+
+	memset(ring, 0, sizeof(*ring));
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER;
+	attr.sample_regs_user = arch_perf_dwarf_mask();
+	attr.write_backward = 1;
+	attr.remove_on_exec = 1;
+	attr.exclude_hv = 1;
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	fd = open_event(&attr, tid);
+	if (fd < 0)
+		return (int)fd;
+	/* one page: about 20 switches, of which the newest is the one read */
+	ring->data_size = page;
+	ring->base = mmap(NULL, 2 * page, PROT_READ, MAP_SHARED, (int)fd, 0);
+	if (ring->base == MAP_FAILED) {
+		err = errno;
+		close((int)fd);
+		memset(ring, 0, sizeof(*ring));
+		return -err;
+	}
+	ring->fd = (int)fd;
+	ring->page = page;
+	ring->regs_mask = attr.sample_regs_user;
+	return 0;
+}
+
+uint32_t perfclock_switches_last(const struct perfclock_ring *ring, uint64_t *dwarf, uint64_t *pc,
+				 uint64_t *sp, uint64_t *time)
+{
+	struct perf_event_mmap_page *ctl = ring->base;
+	struct perf_event_header eh;
+	uint64_t head, v[PERFCLOCK_MAX_REGS], abi;
+	uint32_t nr = (uint32_t)__builtin_popcountll(ring->regs_mask);
+	/* pid and tid, time, the registers' ABI, then the registers */
+	size_t need = sizeof(eh) + 3 * sizeof(uint64_t) + nr * sizeof(uint64_t);
+
+	if (!ctl || nr > PERFCLOCK_MAX_REGS)
+		return 0;
+	/* written backward: the newest record starts at the head */
+	head = __atomic_load_n(&ctl->data_head, __ATOMIC_ACQUIRE);
+	ring_copy(ring, head, &eh, sizeof(eh));
+	if (eh.type != PERF_RECORD_SAMPLE || eh.size < need || eh.size > ring->data_size)
+		return 0;
+	ring_copy(ring, head + sizeof(eh) + sizeof(uint64_t), time, sizeof(*time));
+	ring_copy(ring, head + sizeof(eh) + 2 * sizeof(uint64_t), &abi, sizeof(abi));
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+		return 0;
+	ring_copy(ring, head + sizeof(eh) + 3 * sizeof(uint64_t), v, nr * sizeof(uint64_t));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&ctl->data_head, __ATOMIC_ACQUIRE) != head)
+		return 0; /* another switch meanwhile: not asleep where it was read */
+	return arch_perf_to_dwarf(v, dwarf, pc, sp);
+}
+
 int perfclock_usable(void)
 {
 	/* a period of an hour of CPU time: it never fires before it is closed */

@@ -137,6 +137,26 @@ size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample 
 			   const struct perfclock_bufs *bufs, uint32_t first);
 void perfclock_ring_close(struct perfclock_ring *ring);
 
+/*
+ * Where a thread went to sleep, for its call stack while it sleeps (it is read there in place,
+ * not stopped: tracer.c): a buffer of its context switches, every one a sample of its user
+ * registers as the kernel keeps them from its entry (the PC after its call instruction, its
+ * stack and frame pointers...: arch_perf_dwarf_mask()), which the kernel overwrites from the
+ * oldest (write_backward, mapped read-only), so that the newest is always there: for a thread
+ * asleep now, its switch into that sleep. A switch is the kernel's doing: it needs kernel-mode
+ * perf events (root, CAP_PERFMON, perf_event_paranoid 1 or less). 0, or a negative errno.
+ */
+int perfclock_open_switches(pid_t tid, struct perfclock_ring *ring);
+
+/*
+ * The newest switch's registers, as DWARF's (arch_perf_to_dwarf(): into dwarf, at least
+ * ARCH_MAX_DWARF of them), its PC, its stack pointer and its time (CLOCK_MONOTONIC, ns): how
+ * many registers, or 0 if there is none yet, or it was being overwritten as it was read (the
+ * thread ran meanwhile).
+ */
+uint32_t perfclock_switches_last(const struct perfclock_ring *ring, uint64_t *dwarf, uint64_t *pc,
+				 uint64_t *sp, uint64_t *time);
+
 /* The si_code of its signals (TRAP_PERF). */
 #define PERFCLOCK_CODE 6
 

@@ -103,7 +103,8 @@ int asleep_state(const struct asleep_src *src)
  * The file holds "running" for a thread on a CPU or runnable; otherwise the system call number
  * (-1 outside a call), for a call its six arguments, then the stack pointer and the PC, in hex.
  */
-int asleep_read(const struct asleep_src *src, uint64_t *pc, long *call, uint64_t args[6])
+int asleep_read(const struct asleep_src *src, uint64_t *pc, long *call, uint64_t args[6],
+		uint64_t *sp)
 {
 	char buf[256], *last, *p;
 	ssize_t n;
@@ -125,6 +126,12 @@ int asleep_read(const struct asleep_src *src, uint64_t *pc, long *call, uint64_t
 	if (!last || strncmp(last + 1, "0x", 2))
 		return -1;
 	*pc = strtoull(last + 1, NULL, 16);
+	if (sp) {
+		/* the stack pointer comes before the PC */
+		*last = '\0';
+		p = strrchr(buf, ' ');
+		*sp = p ? strtoull(p + 1, NULL, 16) : 0;
+	}
 	return *pc ? 1 : -1;
 }
 

@@ -48,8 +48,9 @@ struct asleep_src {
 int asleep_open(struct asleep_src *src, pid_t pid, pid_t tid);
 /* 1, its user-space PC and the system call it sleeps in (-1: none) if the thread is asleep, 0
  * if it is running (or runnable), -1 if gone or unreadable; and, if args is not NULL, the
- * call's six arguments (zeros outside a call). */
-int asleep_read(const struct asleep_src *src, uint64_t *pc, long *call, uint64_t args[6]);
+ * call's six arguments (zeros outside a call), and if sp is not NULL, its user stack pointer. */
+int asleep_read(const struct asleep_src *src, uint64_t *pc, long *call, uint64_t args[6],
+		uint64_t *sp);
 /* Whether the thread's state is asleep (S or D) by its stat file, which never waits on the
  * thread (the syscall file may wait a scheduler tick for one on its way to sleep). */
 int asleep_state(const struct asleep_src *src);

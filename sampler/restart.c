@@ -58,7 +58,7 @@ static int revealed_call(pid_t pid, pid_t tid, const struct arch_regs *regs,
 	if (!arch_reveal_call(tid, &probe) || arch_set_regs(tid, &probe) < 0)
 		return 0;
 	ok = asleep_open(&src, pid, tid) == 0 &&
-	     asleep_read(&src, &call->pc, &call->nr, call->args) == 1 && call->nr >= 0;
+	     asleep_read(&src, &call->pc, &call->nr, call->args, NULL) == 1 && call->nr >= 0;
 	asleep_close(&src);
 	if (arch_set_regs(tid, regs) < 0)
 		return 0;

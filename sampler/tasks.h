@@ -57,6 +57,18 @@ struct task {
 	int timer_id;
 	int perf_fd;	     /* its task clock's event (perfclock.h), or -1 */
 	struct perfclock_ring ring; /* the event's buffer, when its samples come there */
+	/* with call stacks, its context switches' registers (perfclock_open_switches()): where it
+	 * went to sleep, for its stack while it sleeps */
+	struct perfclock_ring swring;
+	uint64_t asleep_sp; /* its stack pointer where it was last read asleep */
+	/* the call stack it was last read asleep with (frames, or a stack copy), kept while it
+	 * sleeps on from the same switch: its time (0: none kept), how many frames or bytes,
+	 * and its flags */
+	struct {
+		uint64_t at;
+		uint32_t n, flags;
+		void *data;
+	} slept_stack;
 	struct reading_line chans; /* ... with per-thread channels, their values between reads */
 	uint64_t ring_cpu0;  /* with one: its CPU time when the event was opened */
 	uint64_t ring_clock; /* ... and the event's count at its last sample written */

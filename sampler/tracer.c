@@ -135,6 +135,9 @@ struct tracer {
 	 * read at the sampling instants, and each sample gets their values at its own instant
 	 * on the line between two readings: readings.h) */
 	int ring;
+	/* with call stacks: 1 once a thread's buffer of switches was refused, or given up for
+	 * the task clocks' buffers (open_clock_ring()); then no thread gets one */
+	int no_switches;
 	struct perfclock_sample *rs; /* the samples read, of every thread, to be written */
 	size_t nrs, rs_alloc;
 	/* ... their stacks' return addresses (STACK_MAX_DEPTH a sample), or their registers
@@ -352,6 +355,8 @@ static void close_task_clock(struct tracer *t, struct task *task)
 	}
 	if (task->fring.base)
 		perfclock_ring_close(&task->fring); /* (drained with the other) */
+	if (task->swring.base)
+		perfclock_ring_close(&task->swring);
 	task->perf_fd = -1;
 	task->kticks = 0;
 }
@@ -551,10 +556,10 @@ static int read_asleep(struct task *task, uint64_t *pc, long *call)
 	int r;
 
 	if (arch_rewinds_calls)
-		return asleep_read(&task->asleep, pc, call, NULL);
+		return asleep_read(&task->asleep, pc, call, NULL, &task->asleep_sp);
 	if (cputime_read(&task->cputime, &ns, &sc) < 0)
 		sc.switches = CPUTIME_NO_SWITCHES;
-	r = asleep_read(&task->asleep, pc, call, task->slept.args);
+	r = asleep_read(&task->asleep, pc, call, task->slept.args, &task->asleep_sp);
 	task->slept_known = r == 1 && *call >= 0 && sc.switches != CPUTIME_NO_SWITCHES;
 	if (task->slept_known) {
 		task->slept.nr = *call;
@@ -660,6 +665,32 @@ static void thread_line_start(struct tracer *t, struct task *task)
 }
 
 /*
+ * A task's task clock with its buffer (perfclock_open_ring()). Where it is refused for want of
+ * what the threads' buffers of switches (a sleeper's call stack) hold too, the memory a user
+ * may lock for perf's buffers (EPERM) or file descriptors (EMFILE, ENFILE), those give theirs
+ * back first, for good: every thread's samples through a buffer come before sleepers' stacks.
+ */
+static int open_clock_ring(struct tracer *t, struct task *task)
+{
+	uint32_t depth = t->o.call_graph == CALL_GRAPH_FP ? STACK_MAX_DEPTH : 0;
+	uint32_t copy = t->o.call_graph == CALL_GRAPH_DWARF ? t->o.stack_size : 0;
+	int r = perfclock_open_ring(task->tid, task->clock_period, depth, copy, &task->ring);
+	int freed = 0;
+
+	if (r != -EPERM && r != -EMFILE && r != -ENFILE)
+		return r;
+	for (size_t i = 0; i < t->tt.nr; i++) {
+		if (t->tt.tasks[i]->swring.base) {
+			perfclock_ring_close(&t->tt.tasks[i]->swring);
+			freed = 1;
+		}
+	}
+	t->no_switches = 1;
+	return freed ? perfclock_open_ring(task->tid, task->clock_period, depth, copy, &task->ring) :
+		       r;
+}
+
+/*
  * Give a task the kernel's task clock as its timer (perfclock.h), where perf_event_open()
  * allows it: no call made inside the program, and instants at exact steps of its CPU time, not
  * at scheduler ticks. Returns 1 if the task has it (or waits to, blocking its signal), 0 to go
@@ -676,10 +707,7 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 	/* samples in a buffer: no signal, nothing made in the thread (each of its samples
 	 * stands for the step in force) */
 	task->clock_period = dithered(t);
-	if (t->ring && perfclock_open_ring(task->tid, task->clock_period,
-					   t->o.call_graph == CALL_GRAPH_FP ? STACK_MAX_DEPTH : 0,
-					   t->o.call_graph == CALL_GRAPH_DWARF ? t->o.stack_size : 0,
-					   &task->ring) == 0) {
+	if (t->ring && open_clock_ring(t, task) == 0) {
 		task->perf_fd = task->ring.fd;
 		task->ring_clock = task->step_origin = 0;
 		task->ring_owed = 0;
@@ -715,6 +743,10 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 	}
 	task->perf_fd = fd;
 armed:
+	/* with call stacks: where it goes to sleep, for its stack there (take_thread()) */
+	if (t->o.call_graph && !t->no_switches && !task->swring.base &&
+	    perfclock_open_switches(task->tid, &task->swring) < 0)
+		t->no_switches = 1;
 	task->clock_perf = 1;
 	cputime_read(&task->cputime, &task->clock_cpu_ns, NULL);
 	task->ring_cpu0 = task->clock_cpu_ns; /* (its buffer's samples count from there) */
@@ -1885,6 +1917,49 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
 }
 
 /*
+ * The registers of a thread read asleep, for its call stack: as they were when it went to
+ * sleep (its newest switch away, perfclock_open_switches()), the stack being as it left it
+ * since. Only if that switch's PC and stack pointer are where the thread is read asleep (one
+ * on its way to sleep, not switched away yet, has an older newest switch, maybe at the same
+ * call from elsewhere): 1, with its frame and stack pointers and, if dwarf is not NULL, its
+ * registers by DWARF number (*nr_dwarf of them), and the switch's time in *at. Without (no
+ * switch seen since its buffer was opened, or one being written), the sample has its PC alone.
+ */
+static int asleep_regs(struct task *task, uint64_t *dwarf, uint64_t *fp, uint64_t *sp,
+		       uint32_t *nr_dwarf, uint64_t *at)
+{
+	uint64_t regs[PERFCLOCK_MAX_REGS], pc = 0, at_sp = 0;
+	uint32_t nr = perfclock_switches_last(&task->swring, regs, &pc, &at_sp, at);
+
+	if (!nr || !*at || pc != task->pc || at_sp != task->asleep_sp || nr > USTACK_MAX_REGS)
+		return 0;
+	*fp = regs[arch_dwarf_fp];
+	*sp = at_sp;
+	if (dwarf) {
+		memcpy(dwarf, regs, nr * sizeof(*regs));
+		*nr_dwarf = nr;
+	}
+	return 1;
+}
+
+/*
+ * Keep the call stack of a thread read asleep (n frames or bytes of a stack copy, `bytes` long,
+ * room for at most `room`) for the samples that find it in the same sleep, from the switch at
+ * `at`: a walk or a copy of each sleeper at every sampling instant cost a quarter of the
+ * instants with 300 threads asleep.
+ */
+static void keep_slept_stack(struct task *task, uint64_t at, const void *data, uint32_t bytes,
+			     uint32_t n, uint32_t flags, size_t room)
+{
+	if (!task->slept_stack.data)
+		task->slept_stack.data = xmalloc(room);
+	memcpy(task->slept_stack.data, data, bytes);
+	task->slept_stack.n = n;
+	task->slept_stack.flags = flags;
+	task->slept_stack.at = at;
+}
+
+/*
  * Take a task's thread-sample of the current sample: a stopped one's registers, call stack
  * and counters (it is let go right after), a sleeper's PC where it sleeps, a held one's last PC.
  */
@@ -1898,7 +1973,8 @@ static void take_thread(struct tracer *t, struct task *task)
 	struct sched_counts sched;
 	struct profile_tsample *s;
 	struct call_exit call = { .nr = -1 };
-	int ok = 1;
+	int ok = 1, walkable = stopped;
+	uint64_t slept_at = 0; /* read asleep with its registers: its switch into that sleep */
 
 	if (task->taken || task->exiting)
 		return;
@@ -1918,6 +1994,8 @@ static void take_thread(struct tracer *t, struct task *task)
 	 * PC was read where it sleeps. */
 	if (!ok || !task->pc)
 		return;
+	if (task->read_asleep && t->o.call_graph && task->swring.base)
+		walkable = asleep_regs(task, dwarf, &fp, &sp, &nr_dwarf, &slept_at);
 	task->taken = 1;
 	task->taken_at = n;
 	before = task->cpu_ns;
@@ -1964,30 +2042,54 @@ static void take_thread(struct tracer *t, struct task *task)
 		task->switch_owed = 0;
 	}
 
-	/* Call stacks of the threads stopped now (not of sleepers read in place); their
-	 * pointers are set when the sample is written (the arrays may move meanwhile). */
-	if (nr_dwarf && stopped) {
+	/* Call stacks of the threads stopped now, and of sleepers read in place, from their
+	 * registers as they went to sleep; their pointers are set when the sample is written
+	 * (the arrays may move meanwhile). */
+	if (nr_dwarf && walkable) {
 		uint8_t *data = t->ustk_data + (size_t)n * t->o.stack_size;
 		int cut;
-		uint32_t size = stack_copy(task->proc->pid, task->tid, sp, &task->stack, data,
-					   t->o.stack_size, &cut);
+		uint32_t size;
 
+		if (slept_at && slept_at == task->slept_stack.at) {
+			size = task->slept_stack.n;
+			memcpy(data, task->slept_stack.data, size);
+			cut = task->slept_stack.flags;
+		} else {
+			size = stack_copy(task->proc->pid, task->tid, sp, &task->stack, data,
+					  t->o.stack_size, &cut);
+			if (slept_at)
+				keep_slept_stack(task, slept_at, data, size, size, (uint32_t)cut,
+						 t->o.stack_size);
+		}
 		t->ustk[n] = (struct profile_ustack){ .flags = cut ? USTACK_CUT : 0,
 						      .nr_regs = nr_dwarf, .sp = sp, .size = size };
 		s->ustack = &t->ustk[n];
 	}
-	if (t->o.call_graph == CALL_GRAPH_FP && stopped && fp) {
+	if (t->o.call_graph == CALL_GRAPH_FP && walkable && fp) {
 		struct profile_stack *st = &t->stk[n];
+		uint64_t *frames = t->stk_frames + (size_t)n * STACK_MAX_DEPTH;
 		int trunc;
 
-		st->nr_frames = stack_walk_fp(task->proc->pid, task->tid, fp, sp, &task->stack,
-					      t->stk_frames + (size_t)n * STACK_MAX_DEPTH,
-					      STACK_MAX_DEPTH, &trunc);
+		if (slept_at && slept_at == task->slept_stack.at) {
+			st->nr_frames = task->slept_stack.n;
+			memcpy(frames, task->slept_stack.data, st->nr_frames * sizeof(*frames));
+			trunc = (int)task->slept_stack.flags;
+		} else {
+			st->nr_frames = stack_walk_fp(task->proc->pid, task->tid, fp, sp, &task->stack,
+						      frames, STACK_MAX_DEPTH, &trunc);
+			if (slept_at)
+				keep_slept_stack(task, slept_at, frames,
+						 st->nr_frames * (uint32_t)sizeof(*frames),
+						 st->nr_frames, (uint32_t)trunc,
+						 STACK_MAX_DEPTH * sizeof(*frames));
+		}
 		st->flags = trunc ? STACK_TRUNCATED : 0;
 		s->stack = st;
 	}
-	if (task->read_asleep)
+	if (task->read_asleep) {
 		t->st.asleep_samples++;
+		t->st.asleep_stacks += (uint64_t)walkable;
+	}
 	if (nch && pmu_set_has_thread_channels(t->o.pmus)) {
 		int64_t *v = t->thr_values + (size_t)n * nch;
 

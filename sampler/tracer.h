@@ -47,6 +47,7 @@ struct tracer_stats {
 	 * taken at a system call's end as the sampler got it late (task_weigh()) */
 	uint64_t unseen_samples;
 	uint64_t asleep_samples; /* thread-samples read asleep, without a stop */
+	uint64_t asleep_stacks;	 /* ... with call stacks: of them, with the stack they slept with */
 	uint64_t timer_samples;	 /* thread-samples taken at a stop for a CPU-clock timer */
 	uint64_t timer_threads, timer_refused; /* threads given a timer, and refused one */
 	uint64_t task_clock_threads; /* ... of which on the task clock (perfclock.h) */

@@ -1,0 +1,60 @@
+# Call stacks of threads asleep (record -g and --call-graph dwarf on the task clock): a thread
+# read asleep in place, never stopped, gets the stack it went to sleep with, from its newest
+# context switch's registers, so that where threads wait (report --wall, the sleep call's own
+# CPU time at its switches) shows under its callers. tests/progs/sleep-paths sleeps at known
+# paths: nap_raw() under sleeper_raw() makes its own system call, nap_libc() under
+# sleeper_libc() calls the C library's nanosleep(), waiter() sleeps the whole run in nap_raw()
+# (every sample after the first finds it in the same sleep: its stack is kept, not walked
+# again), and main() waits in pthread_join().
+. "$(dirname "$0")/lib.sh"
+if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 1 ]; then
+	skip "a switch is the kernel's: sleepers' stacks need kernel-mode perf events (root here)"
+fi
+fold() { "$PPERF" convert --to collapsed "$@" || fail "convert --to collapsed $*"; }
+# weight FILE REGEX: the folded weight of the stacks that match REGEX
+weight() { awk -v p="$2" '{ w = $NF; $NF = ""; sub(/ $/, "") } $0 ~ p { s += w } END { print s + 0 }' "$1"; }
+ms() { awk -v w="$1" 'BEGIN { printf "%.0f", w / 1e6 }'; }
+
+# Frame pointers (-g): where the code at the PC keeps one, the whole chain; the C library's
+# nanosleep() has none, so its caller nap_libc() is not seen (as at any sample in such code).
+"$PPERF" record -v -g -o "$T/fp.data" -- "$PROGS/sleep-paths" 2 2>"$T/err" || fail "record -g: exit $?: $(cat "$T/err")"
+grep "^pperf: asleep" "$T/err"
+# (a thread on its way to sleep, not switched away yet, is read with none)
+awk '/^pperf: asleep/ { exit !($2 > 0 && $2 >= 0.95 * $4) }' "$T/err" ||
+	fail "-v: few sleepers with their stacks: $(grep '^pperf: asleep' "$T/err")"
+fold -i "$T/fp.data" --weight wall >"$T/fp.wall"
+sort -t' ' -k2 -nr "$T/fp.wall" | head -5
+full=$(weight "$T/fp.wall" '^start_thread;sleeper_raw;nap_raw$')
+bare=$(weight "$T/fp.wall" '^nap_raw$')
+echo "-g: nap_raw asleep under its callers $(ms "$full") ms, alone $(ms "$bare") ms (of a 2 s run)"
+# (asleep about 80 % of the run; alone: a thread found running, at its last place, carries no
+# stack, nor did sleepers before)
+[ "$full" -ge 800000000 ] || fail "-g: nap_raw under start_thread;sleeper_raw for $(ms "$full") ms of wall time, not most of 2 s"
+[ "$full" -ge $((4 * bare)) ] || fail "-g: nap_raw without its callers for $(ms "$bare") ms, with them $(ms "$full")"
+long=$(weight "$T/fp.wall" '^start_thread;waiter;nap_raw$')
+echo "-g: waiter's one sleep in nap_raw under its callers $(ms "$long") ms"
+[ "$long" -ge 1500000000 ] || fail "-g: waiter's sleep under start_thread;waiter for $(ms "$long") ms of wall time, not about 2 s"
+
+# DWARF (--call-graph dwarf): through the C library too, and the main thread from _start.
+"$PPERF" record -q --call-graph dwarf -o "$T/dw.data" -- "$PROGS/sleep-paths" 2 ||
+	fail "record --call-graph dwarf: exit $?"
+fold -i "$T/dw.data" --weight wall >"$T/dw.wall"
+fold -i "$T/dw.data" >"$T/dw.cpu"
+sort -t' ' -k2 -nr "$T/dw.wall" | head -5
+libc=$(weight "$T/dw.wall" ';start_thread;sleeper_libc;nap_libc;.*nanosleep$')
+raw=$(weight "$T/dw.wall" ';start_thread;sleeper_raw;nap_raw$')
+long=$(weight "$T/dw.wall" ';start_thread;waiter;nap_raw$')
+join=$(weight "$T/dw.wall" '^_start;.*;main;.*pthread.*join.*')
+echo "dwarf: asleep in nap_libc $(ms "$libc") ms, nap_raw $(ms "$raw") ms, waiter $(ms "$long") ms, main in pthread_join $(ms "$join") ms"
+[ "$libc" -ge 800000000 ] || fail "dwarf: nanosleep under sleeper_libc;nap_libc for $(ms "$libc") ms of wall time, not most of 2 s"
+[ "$raw" -ge 800000000 ] || fail "dwarf: nap_raw under sleeper_raw for $(ms "$raw") ms of wall time, not most of 2 s"
+[ "$long" -ge 1500000000 ] || fail "dwarf: waiter's sleep under its callers for $(ms "$long") ms of wall time, not about 2 s"
+[ "$join" -ge 1500000000 ] || fail "dwarf: main in pthread_join for $(ms "$join") ms of wall time, not about 2 s"
+# The CPU time of the sleeps' switches is charged to the sleep call (README, How CPU time is
+# attributed): under its callers too.
+with=$(weight "$T/dw.cpu" 'nap_libc;.*nanosleep$')
+without=$(weight "$T/dw.cpu" '^[^;]*nanosleep$')
+echo "dwarf, CPU time: nanosleep under nap_libc $(ms "$with") ms, alone $(ms "$without") ms"
+[ "$with" -gt 0 ] || fail "dwarf: no CPU time charged to nanosleep under nap_libc: $(grep nanosleep "$T/dw.cpu")"
+[ "$without" -le $((with / 10)) ] || fail "dwarf: nanosleep's CPU time without its callers: $(ms "$without") ms, with them $(ms "$with")"
+echo "sleepers' stacks: ok"
