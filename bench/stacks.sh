@@ -3,7 +3,10 @@
 # without frame pointers, recorded for 2 s at 1 kHz by pperf without stacks, with -g and with
 # --call-graph dwarf, and by perf with --call-graph fp and dwarf (perf's software cpu-clock
 # event): time the program is stopped per sample (pperf), bytes per sample, frames per stack
-# (dwarf: as unwound offline), and for dwarf the time pperf takes to unwind a profile.
+# (dwarf: as unwound offline), and for dwarf the time pperf takes to unwind a profile. Then
+# what sampling the threads' context switches costs (with stacks, for sleepers' stacks): a
+# program whose two threads wake each other through pipes (bench/pingpong.c), its round trip
+# alone and under pperf without and with stacks.
 #   bench/stacks.sh [BUILD_DIR] [RUNS]      (medians of RUNS, default 5)
 set -eu
 cd "$(dirname "$0")/.."
@@ -70,4 +73,25 @@ for prog in deep-fp deep-nofp; do
 				"$(median <"$tmp/b")" "$(median <"$tmp/f")"
 		done
 	fi
+done
+
+echo
+echo "## Call stacks of sleepers: cost of sampling the switches (bench/pingpong, 100,000 round trips)"
+echo
+echo "| recorder | round trip | slowdown |"
+echo "| --- | --- | --- |"
+: >"$tmp/alone"
+for i in $(seq "$runs"); do
+	"$build/bench/pingpong" 100000 | awk '{ print $1 }' >>"$tmp/alone"
+done
+alone=$(median <"$tmp/alone")
+printf '| none | %.2f us | - |\n' "$alone"
+for g in "" -g "--call-graph dwarf"; do
+	: >"$tmp/rt"
+	for i in $(seq "$runs"); do
+		"$pperf" record -q $g -o /dev/null -- "$build/bench/pingpong" 100000 | awk '{ print $1 }' >>"$tmp/rt"
+	done
+	rt=$(median <"$tmp/rt")
+	printf '| pperf %s | %.2f us | %+.1f %% |\n' "${g:-(no stacks)}" "$rt" \
+		"$(awk -v a="$alone" -v b="$rt" 'BEGIN { print 100 * (b - a) / a }')"
 done
