@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -3141,6 +3142,22 @@ static void end_root(struct tracer *t)
 	}
 }
 
+/*
+ * Room for the descriptors of many threads (each has two or three /proc files open, its task
+ * clock's buffer, with call stacks its buffer of switches): the soft limit of open files
+ * raised to the hard one, as perf does. Here, once the program is started with the limit it
+ * was given (a default soft limit of 1024 left a program of 200 threads with -g short).
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int tracer_run(struct tracer *t)
 {
 	struct pollfd fds[2] = { { .fd = t->sigfd, .events = POLLIN },
@@ -3153,6 +3170,7 @@ int tracer_run(struct tracer *t)
 	 * program started by pperf had 1 ns).
 	 */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	raise_nofile();
 	/* An attached program is recorded from here; a started one from its exec (tracer_start()) */
 	if (!t->start_ns)
 		t->start_ns = now_ns();

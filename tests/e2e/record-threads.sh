@@ -1,5 +1,6 @@
-# Threads that start and end during the run, and many short-lived threads: each thread's
-# samples carry its own tid, every thread the program reports is in the profile.
+# Threads that start and end during the run, many short-lived threads, and a crowd of 300 at
+# once under a soft limit of 1024 open files: each thread's samples carry its own tid, every
+# thread the program reports is in the profile.
 . "$(dirname "$0")/lib.sh"
 "$PPERF" record -q -F 2000 -o "$T/grow.data" -- "$PROGS/threads" grow >"$T/grow.out" || fail "record grow"
 summary "$T/grow.data" >"$T/grow.sum"
@@ -21,4 +22,21 @@ for tid in $(awk '$1 == "tid" { print $2 }' "$T/many.out"); do
 done
 [ "$missing" = 0 ] || fail "$missing of $want short-lived threads missing from the profile"
 grep -q '^truncated 0' "$T/many.sum" || fail "profile incomplete"
+# A crowd of 300 threads at once under the usual soft limit of 1024 open files: pperf holds
+# four or five descriptors a thread (its /proc files, its task clock's buffer, with -g its
+# buffer of switches), so it raises its own limit to the hard one once the program has
+# started, and the program keeps the limit it was given.
+if [ "$(ulimit -H -n)" = unlimited ] || [ "$(ulimit -H -n)" -ge 4096 ]; then
+	(ulimit -S -n 1024 && exec "$PPERF" record -v -g -o "$T/crowd.data" -- "$PROGS/threads" crowd 300) \
+		>"$T/crowd.out" 2>"$T/crowd.err" || fail "record crowd: exit $?: $(tail -3 "$T/crowd.err")"
+	grep -qx "nofile 1024" "$T/crowd.out" ||
+		fail "the program's limit of open files under pperf: $(head -1 "$T/crowd.out"), not 1024"
+	grep "^pperf: CPU clocks" "$T/crowd.err"
+	if [ "$(id -u)" = 0 ]; then
+		grep -q "(301 threads timed: 301 on the task clock, 301 of them through a buffer" "$T/crowd.err" ||
+			fail "301 threads under a limit of 1024 files: not all through a task clock's buffer: $(grep 'CPU clocks' "$T/crowd.err")"
+	fi
+else
+	echo "note: a hard limit of $(ulimit -H -n) open files: the crowd of threads is left out"
+fi
 echo "threads: grow and $want short-lived threads all recorded"

@@ -1,11 +1,14 @@
 /* Threads that come and go.
  *   threads grow          4 workers started 50 ms apart, each busy ~150 ms, then ending
  *   threads many N        N short-lived threads, 8 at a time, each busy ~1 ms
+ *   threads crowd N       N threads at once for 1 s, each a little busy then asleep 10 ms,
+ *                         over and over; first prints "nofile SOFT", its open-files limit
  * Prints the tids it ran ("tid N") so tests can match them with the profile. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +22,19 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* a little work, then 10 ms asleep, for a second */
+static void *napper(void *arg)
+{
+	double end = now() + 1;
+
+	while (now() < end) {
+		for (int i = 0; i < 20000; i++)
+			sink++;
+		usleep(10000);
+	}
+	return arg;
 }
 
 static void *worker(void *arg)
@@ -62,6 +78,23 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	fprintf(stderr, "usage: threads grow | many N\n");
+	if (argc > 2 && !strcmp(argv[1], "crowd")) {
+		int n = atoi(argv[2]);
+		pthread_t *t = calloc((size_t)(n > 0 ? n : 1), sizeof(*t));
+		struct rlimit rl;
+
+		if (!t || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+			return 1;
+		printf("nofile %llu\n", (unsigned long long)rl.rlim_cur);
+		fflush(stdout);
+		for (int i = 0; i < n; i++)
+			if (pthread_create(&t[i], NULL, napper, NULL))
+				return 1;
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+		free(t);
+		return 0;
+	}
+	fprintf(stderr, "usage: threads grow | many N | crowd N\n");
 	return 2;
 }
