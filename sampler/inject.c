@@ -201,6 +201,52 @@ int inject_scratch(pid_t tid, size_t size, uint64_t *addr)
 	return 0;
 }
 
+/* Whether thread tid has ended: gone, or a zombie (by its stat file's state). */
+static int thread_ended(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the state follows the name, which may hold anything */
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
+/*
+ * Thread tid's next status, as waitpid(tid, __WALL) gives it (0), without waiting for one that
+ * cannot come (-1): the main thread of a process that ends while a call is made in it is a
+ * zombie whose end is reported only once its other threads' ends have been, which the tracer
+ * reads elsewhere, after this. Waiting for it here hung pperf and the program for good (a
+ * program that ended as pperf let go of it, -p with --duration). It is first looked for at
+ * once, a step being a few microseconds; then every 20 us, its state every 64 looks.
+ */
+static int wait_thread(pid_t tid, int *status)
+{
+	const struct timespec pause = { 0, 20000 };
+
+	for (unsigned i = 0;; i++) {
+		pid_t w = waitpid(tid, status, __WALL | WNOHANG);
+
+		if (w == tid)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (w == 0 && i >= 256) {
+			if (i % 64 == 0 && thread_ended(tid))
+				return -1;
+			nanosleep(&pause, NULL);
+		}
+	}
+}
+
 long inject_syscall(pid_t tid, uint64_t insn, long nr, const long args[6],
 		    const struct inject_own *own, struct inject_extra *extra)
 {
@@ -221,9 +267,8 @@ long inject_syscall(pid_t tid, uint64_t insn, long nr, const long args[6],
 	for (int tries = 0, own_stops = 0; tries < STEP_TRIES; tries++) {
 		if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) < 0)
 			break;
-		while (waitpid(tid, &status, __WALL) < 0)
-			if (errno != EINTR)
-				return -ESRCH;
+		if (wait_thread(tid, &status) < 0)
+			return -ESRCH;
 		if (WIFEXITED(status) || WIFSIGNALED(status) ||
 		    (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_EXIT)) {
 			extra->gone_status = status;
