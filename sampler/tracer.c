@@ -1984,6 +1984,7 @@ static void take_thread(struct tracer *t, struct task *task)
 	struct call_exit call = { .nr = -1 };
 	int ok = 1, walkable = stopped;
 	uint64_t slept_at = 0; /* read asleep with its registers: its switch into that sleep */
+	int kept;
 
 	if (task->taken || task->exiting)
 		return;
@@ -2005,6 +2006,8 @@ static void take_thread(struct tracer *t, struct task *task)
 		return;
 	if (task->read_asleep && t->o.call_graph && task->swring.base)
 		walkable = asleep_regs(task, dwarf, &fp, &sp, &nr_dwarf, &slept_at);
+	/* in the same sleep as when its stack was last taken: that one, kept */
+	kept = slept_at && slept_at == task->slept_stack.at;
 	task->taken = 1;
 	task->taken_at = n;
 	before = task->cpu_ns;
@@ -2059,7 +2062,7 @@ static void take_thread(struct tracer *t, struct task *task)
 		int cut;
 		uint32_t size;
 
-		if (slept_at && slept_at == task->slept_stack.at) {
+		if (kept) {
 			size = task->slept_stack.n;
 			memcpy(data, task->slept_stack.data, size);
 			cut = task->slept_stack.flags;
@@ -2079,7 +2082,7 @@ static void take_thread(struct tracer *t, struct task *task)
 		uint64_t *frames = t->stk_frames + (size_t)n * STACK_MAX_DEPTH;
 		int trunc;
 
-		if (slept_at && slept_at == task->slept_stack.at) {
+		if (kept) {
 			st->nr_frames = task->slept_stack.n;
 			memcpy(frames, task->slept_stack.data, st->nr_frames * sizeof(*frames));
 			trunc = (int)task->slept_stack.flags;
