@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../arch/arch.h"
+#include "procfs.h"
 
 /* How many times a step may be stopped by something else before the call is given up; and by
  * pperf's own signal, which a timer of the thread's CPU time can send again at every step
@@ -201,25 +202,6 @@ int inject_scratch(pid_t tid, size_t size, uint64_t *addr)
 	return 0;
 }
 
-/* Whether thread tid has ended: gone, or a zombie (by its stat file's state). */
-static int thread_ended(pid_t tid)
-{
-	char path[64], buf[256], *p;
-	int fd, n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
-	n = (int)read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 1;
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the state follows the name, which may hold anything */
-	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
-}
-
 /*
  * Thread tid's next status, as waitpid(tid, __WALL) gives it (0), without waiting for one that
  * cannot come (-1): the main thread of a process that ends while a call is made in it is a
@@ -240,7 +222,7 @@ static int wait_thread(pid_t tid, int *status)
 		if (w < 0 && errno != EINTR)
 			return -1;
 		if (w == 0 && i >= 256) {
-			if (i % 64 == 0 && thread_ended(tid))
+			if (i % 64 == 0 && proc_thread_ended(tid))
 				return -1;
 			nanosleep(&pause, NULL);
 		}

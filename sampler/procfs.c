@@ -84,19 +84,40 @@ int asleep_open(struct asleep_src *src, pid_t pid, pid_t tid)
 	return src->fd >= 0 ? 0 : -1;
 }
 
-int asleep_state(const struct asleep_src *src)
+/* The state letter in an open stat file (R, S, D, Z, X...), or 0 if it cannot be read. */
+static char stat_state(int fd)
 {
 	char buf[512], *p;
 	ssize_t n;
 
-	if (src->stat_fd < 0)
+	if (fd < 0)
 		return 0;
-	n = pread(src->stat_fd, buf, sizeof(buf) - 1, 0);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
 	p = strrchr(buf, ')'); /* the name in parentheses may hold anything */
-	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+int asleep_state(const struct asleep_src *src)
+{
+	char state = stat_state(src->stat_fd);
+
+	return state == 'S' || state == 'D';
+}
+
+int proc_thread_ended(pid_t tid)
+{
+	char path[64], state;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	state = stat_state(fd);
+	if (fd >= 0)
+		close(fd);
+	return !state || state == 'Z' || state == 'X';
 }
 
 /*

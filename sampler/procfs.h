@@ -56,6 +56,8 @@ int asleep_read(const struct asleep_src *src, uint64_t *pc, long *call, uint64_t
 int asleep_state(const struct asleep_src *src);
 void asleep_close(struct asleep_src *src);
 
+/* Whether thread tid has ended: gone, unreadable, or a zombie (by its stat file's state). */
+int proc_thread_ended(pid_t tid);
 /* A thread's name (comm, at most 15 characters) into buf[16]; -1 if gone. */
 int proc_read_comm(pid_t pid, pid_t tid, char buf[16]);
 /* The thread group (process) id and parent process id of a task; -1 if gone. */
