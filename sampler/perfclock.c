@@ -407,11 +407,12 @@ uint32_t perfclock_switches_last(const struct perfclock_ring *ring, uint64_t *dw
 {
 	struct perf_event_mmap_page *ctl = ring->base;
 	struct perf_event_header eh;
-	uint64_t head, v[PERFCLOCK_MAX_REGS], abi;
-	uint32_t nr = (uint32_t)__builtin_popcountll(ring->regs_mask);
+	uint64_t head, v[PERFCLOCK_MAX_REGS], abi, at;
+	uint32_t nr = (uint32_t)__builtin_popcountll(ring->regs_mask), got;
 	/* pid and tid, time, the registers' ABI, then the registers */
 	size_t need = sizeof(eh) + 3 * sizeof(uint64_t) + nr * sizeof(uint64_t);
 
+	*time = 0;
 	if (!ctl || nr > PERFCLOCK_MAX_REGS)
 		return 0;
 	/* written backward: the newest record starts at the head */
@@ -419,7 +420,7 @@ uint32_t perfclock_switches_last(const struct perfclock_ring *ring, uint64_t *dw
 	ring_copy(ring, head, &eh, sizeof(eh));
 	if (eh.type != PERF_RECORD_SAMPLE || eh.size < need || eh.size > ring->data_size)
 		return 0;
-	ring_copy(ring, head + sizeof(eh) + sizeof(uint64_t), time, sizeof(*time));
+	ring_copy(ring, head + sizeof(eh) + sizeof(uint64_t), &at, sizeof(at));
 	ring_copy(ring, head + sizeof(eh) + 2 * sizeof(uint64_t), &abi, sizeof(abi));
 	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
 		return 0;
@@ -427,7 +428,9 @@ uint32_t perfclock_switches_last(const struct perfclock_ring *ring, uint64_t *dw
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&ctl->data_head, __ATOMIC_ACQUIRE) != head)
 		return 0; /* another switch meanwhile: not asleep where it was read */
-	return arch_perf_to_dwarf(v, dwarf, pc, sp);
+	got = arch_perf_to_dwarf(v, dwarf, pc, sp);
+	*time = got ? at : 0; /* set only with the registers it goes with */
+	return got;
 }
 
 int perfclock_usable(void)

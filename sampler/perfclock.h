@@ -151,8 +151,8 @@ int perfclock_open_switches(pid_t tid, struct perfclock_ring *ring);
 /*
  * The newest switch's registers, as DWARF's (arch_perf_to_dwarf(): into dwarf, at least
  * ARCH_MAX_DWARF of them), its PC, its stack pointer and its time (CLOCK_MONOTONIC, ns): how
- * many registers, or 0 if there is none yet, or it was being overwritten as it was read (the
- * thread ran meanwhile).
+ * many registers, or 0 (and the time 0) if there is none yet, or it was being overwritten as
+ * it was read (the thread ran meanwhile).
  */
 uint32_t perfclock_switches_last(const struct perfclock_ring *ring, uint64_t *dwarf, uint64_t *pc,
 				 uint64_t *sp, uint64_t *time);
