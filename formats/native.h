@@ -12,7 +12,7 @@
 #define NATIVE_MAGIC_SIZE 8
 #define NATIVE_HEADER_SIZE 16
 #define NATIVE_VERSION_MAJOR 1
-#define NATIVE_VERSION_MINOR 1
+#define NATIVE_VERSION_MINOR 2
 
 /* A thread's state in a sample (format 1.1), in the low 3 bits of its CPU delta's change. */
 enum native_state_code {
@@ -23,6 +23,10 @@ enum native_state_code {
 	STATE_ONCPU_WEIGHED = 4, /* on a CPU, and an svarint follows: its weight minus that time */
 	STATE_EDGE = 5,		 /* stopped at a system call's end, its place at the instant unknown */
 };
+
+/* A USTACK thread's flag in the file alone (format 1.2; the others are profile_ustack_flags):
+ * its registers are those of its previous copy, and its register count is 0. */
+#define NATIVE_USTACK_SAME_REGS (1u << 1)
 
 /* The largest record a reader accepts: more is corruption, not a profile. */
 #define NATIVE_MAX_RECORD (64u << 20)

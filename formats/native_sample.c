@@ -23,6 +23,8 @@ struct rslot {
 	uint8_t *stk; /* the thread's last stack copy (USTACK), from stk_sp */
 	uint64_t stk_sp;
 	uint32_t stk_size, stk_alloc;
+	uint64_t *regs; /* ... and its registers */
+	uint32_t nr_regs;
 };
 
 struct native_samples {
@@ -89,8 +91,10 @@ void samples_free(struct native_samples *sm)
 {
 	if (!sm)
 		return;
-	for (size_t i = 0; i < sm->nr_slots; i++)
+	for (size_t i = 0; i < sm->nr_slots; i++) {
 		free(sm->slots[i].stk);
+		free(sm->slots[i].regs);
+	}
 	free(sm->slots);
 	free(sm->live);
 	free(sm->pust);
@@ -149,8 +153,10 @@ int samples_end_thread(struct native_samples *sm, struct profile_thread_end *te)
 		return -1;
 	st->live = 0;
 	free(st->stk);
+	free(st->regs);
 	st->stk = NULL;
-	st->stk_size = st->stk_alloc = 0;
+	st->regs = NULL;
+	st->stk_size = st->stk_alloc = st->nr_regs = 0;
 	te->pid = st->pid;
 	te->tid = st->tid;
 	for (size_t i = 0; i < sm->nr_live; i++)
@@ -266,9 +272,26 @@ int samples_ustacks(struct native_samples *sm, struct native_cursor *c)
 				return cur_fail(c, "two stack copies for one thread");
 		if (pu.nr_regs > USTACK_MAX_REGS)
 			return cur_fail(c, "more registers than any architecture has");
-		ALLOC_GROW(sm->uregs, sm->alloc_uregs, sm->nr_uregs + pu.nr_regs + 1);
-		for (uint32_t k = 0; k < pu.nr_regs; k++)
-			sm->uregs[sm->nr_uregs++] = cur_u(c);
+		if (pu.flags & NATIVE_USTACK_SAME_REGS) {
+			/* the registers of the thread's previous copy */
+			if (pu.nr_regs || !st->nr_regs)
+				return cur_fail(c, "registers as before for a thread without any");
+			pu.flags &= ~NATIVE_USTACK_SAME_REGS;
+			pu.nr_regs = st->nr_regs;
+			ALLOC_GROW(sm->uregs, sm->alloc_uregs, sm->nr_uregs + pu.nr_regs + 1);
+			memcpy(sm->uregs + sm->nr_uregs, st->regs, pu.nr_regs * sizeof(*st->regs));
+			sm->nr_uregs += pu.nr_regs;
+		} else {
+			ALLOC_GROW(sm->uregs, sm->alloc_uregs, sm->nr_uregs + pu.nr_regs + 1);
+			for (uint32_t k = 0; k < pu.nr_regs; k++)
+				sm->uregs[sm->nr_uregs++] = cur_u(c);
+			if (st->nr_regs < pu.nr_regs)
+				st->regs = xreallocarray(st->regs, pu.nr_regs, sizeof(*st->regs));
+			if (pu.nr_regs)
+				memcpy(st->regs, sm->uregs + pu.first_reg,
+				       pu.nr_regs * sizeof(*st->regs));
+			st->nr_regs = pu.nr_regs;
+		}
 		sp = cur_u(c);
 		size = cur_u32(c, "stack copy size");
 		if (c->bad)

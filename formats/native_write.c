@@ -25,6 +25,8 @@ struct slot_state {
 	uint8_t *stk; /* the stack copy last written (--call-graph dwarf), from stk_sp */
 	uint64_t stk_sp;
 	uint32_t stk_size;
+	uint64_t *regs; /* ... and the registers that went with it */
+	uint32_t nr_regs;
 };
 
 struct profile_writer {
@@ -240,8 +242,10 @@ static void end_slot(struct profile_writer *w, uint32_t s)
 
 	w->slots[s].live = 0;
 	free(w->slots[s].stk);
+	free(w->slots[s].regs);
 	w->slots[s].stk = NULL;
-	w->slots[s].stk_size = 0;
+	w->slots[s].regs = NULL;
+	w->slots[s].stk_size = w->slots[s].nr_regs = 0;
 	for (size_t i = 0; i < w->nr_live; i++)
 		if (w->live[i] != s)
 			w->live[j++] = w->live[i];
@@ -454,9 +458,34 @@ static void put_stack_bytes(struct buf *p, struct slot_state *st, const struct p
 }
 
 /*
+ * A thread's registers: none, flagged NATIVE_USTACK_SAME_REGS, where they are those of its
+ * previous copy (a thread asleep where it was: its 17 registers cost about 80 bytes a sample).
+ */
+static void put_regs(struct buf *p, struct slot_state *st, const struct profile_ustack *u)
+{
+	uint32_t flags = u->flags & ~(uint32_t)NATIVE_USTACK_SAME_REGS;
+
+	if (u->nr_regs && u->nr_regs == st->nr_regs &&
+	    !memcmp(u->regs, st->regs, u->nr_regs * sizeof(*u->regs))) {
+		put_u(p, flags | NATIVE_USTACK_SAME_REGS);
+		put_u(p, 0);
+		return;
+	}
+	put_u(p, flags);
+	put_u(p, u->nr_regs);
+	for (uint32_t k = 0; k < u->nr_regs; k++)
+		put_u(p, u->regs[k]);
+	if (st->nr_regs < u->nr_regs)
+		st->regs = xreallocarray(st->regs, u->nr_regs, sizeof(*st->regs));
+	if (u->nr_regs)
+		memcpy(st->regs, u->regs, u->nr_regs * sizeof(*u->regs));
+	st->nr_regs = u->nr_regs;
+}
+
+/*
  * The registers and stack copies of a sample's threads, in a USTACK record before its SAMPLE
- * record: per thread its slot, flags, registers, stack pointer, size, and the copy, raw or
- * against the thread's previous copy.
+ * record: per thread its slot, flags, registers (put_regs()), stack pointer, size, and the
+ * copy, raw or against the thread's previous copy.
  */
 static void put_ustacks(struct profile_writer *w, const struct profile_sample *s)
 {
@@ -475,10 +504,7 @@ static void put_ustacks(struct profile_writer *w, const struct profile_sample *s
 		if (!u || !slot(w, t->slot))
 			continue;
 		put_u(&p, t->slot);
-		put_u(&p, u->flags);
-		put_u(&p, u->nr_regs);
-		for (uint32_t k = 0; k < u->nr_regs; k++)
-			put_u(&p, u->regs[k]);
+		put_regs(&p, slot(w, t->slot), u);
 		put_u(&p, u->sp);
 		put_u(&p, u->size);
 		put_stack_bytes(&p, slot(w, t->slot), u);
@@ -617,8 +643,10 @@ int profile_writer_close(struct profile_writer *w)
 	free(w->name);
 	free(w->out.data);
 	free(w->samples.data);
-	for (size_t i = 0; i < w->nr_slots; i++)
+	for (size_t i = 0; i < w->nr_slots; i++) {
 		free(w->slots[i].stk);
+		free(w->slots[i].regs);
+	}
 	free(w->slots);
 	free(w->live);
 	free(w->thread_channel);
