@@ -69,6 +69,8 @@ struct process *task_remove(struct task_table *tt, struct task *t)
 	asleep_close(&t->asleep);
 	reading_line_release(&t->chans);
 	free(t->slept_stack.data);
+	free(t->ran_stack.regs);
+	free(t->ran_stack.data);
 	free(t);
 	return --p->nr_tasks == 0 ? p : NULL;
 }

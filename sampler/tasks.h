@@ -69,6 +69,16 @@ struct task {
 		uint32_t n, flags;
 		void *data;
 	} slept_stack;
+	/* with call stacks, the stack of its last sample through its buffer, for the samples
+	 * that find it running at an instant (they stand at that sample's place in wall time):
+	 * that sample's PC (0: none kept), its frames (nr_regs 0) or its registers, stack
+	 * pointer and stack copy (n frames or bytes), and the stack's flags */
+	struct {
+		uint64_t pc, sp;
+		uint32_t n, nr_regs, flags;
+		uint64_t *regs;
+		void *data;
+	} ran_stack;
 	struct reading_line chans; /* ... with per-thread channels, their values between reads */
 	uint64_t ring_cpu0;  /* with one: its CPU time when the event was opened */
 	uint64_t ring_clock; /* ... and the event's count at its last sample written */

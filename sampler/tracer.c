@@ -1998,6 +1998,70 @@ static void keep_slept_stack(struct task *task, uint64_t at, const void *data, u
 }
 
 /*
+ * Keep the stack of thread-sample n, a thread's sample on its task clock (through its buffer or
+ * at its signal), for the samples that find the thread running at an instant before its next
+ * (take_thread()): they stand at that sample's place, and with its stack a running thread's
+ * wall time comes under its callers.
+ */
+static void keep_ran_stack(struct tracer *t, struct task *task, uint32_t n)
+{
+	const struct profile_tsample *s = &t->ts[n];
+
+	task->ran_stack.pc = 0;
+	if (s->ustack) {
+		if (!task->ran_stack.regs) {
+			task->ran_stack.regs = xmalloc(USTACK_MAX_REGS * sizeof(uint64_t));
+			task->ran_stack.data = xmalloc(t->o.stack_size);
+		}
+		memcpy(task->ran_stack.regs, t->ustk_regs + (size_t)n * USTACK_MAX_REGS,
+		       s->ustack->nr_regs * sizeof(uint64_t));
+		memcpy(task->ran_stack.data, t->ustk_data + (size_t)n * t->o.stack_size,
+		       s->ustack->size);
+		task->ran_stack.nr_regs = s->ustack->nr_regs;
+		task->ran_stack.sp = s->ustack->sp;
+		task->ran_stack.n = s->ustack->size;
+		task->ran_stack.flags = s->ustack->flags;
+	} else if (s->stack) {
+		if (!task->ran_stack.data)
+			task->ran_stack.data = xmalloc(STACK_MAX_DEPTH * sizeof(uint64_t));
+		memcpy(task->ran_stack.data, t->stk_frames + (size_t)n * STACK_MAX_DEPTH,
+		       s->stack->nr_frames * sizeof(uint64_t));
+		task->ran_stack.nr_regs = 0;
+		task->ran_stack.n = s->stack->nr_frames;
+		task->ran_stack.flags = s->stack->flags;
+	} else {
+		return;
+	}
+	task->ran_stack.pc = s->pc;
+}
+
+/* ... and give it to thread-sample n, which finds the thread running at its last place. */
+static void take_ran_stack(struct tracer *t, struct task *task, uint32_t n)
+{
+	struct profile_tsample *s = &t->ts[n];
+
+	if (!task->ran_stack.pc || task->ran_stack.pc != s->pc)
+		return;
+	if (task->ran_stack.nr_regs && t->o.call_graph == CALL_GRAPH_DWARF) {
+		memcpy(t->ustk_regs + (size_t)n * USTACK_MAX_REGS, task->ran_stack.regs,
+		       task->ran_stack.nr_regs * sizeof(uint64_t));
+		memcpy(t->ustk_data + (size_t)n * t->o.stack_size, task->ran_stack.data,
+		       task->ran_stack.n);
+		t->ustk[n] = (struct profile_ustack){ .flags = task->ran_stack.flags,
+						      .nr_regs = task->ran_stack.nr_regs,
+						      .sp = task->ran_stack.sp,
+						      .size = task->ran_stack.n };
+		s->ustack = &t->ustk[n];
+	} else if (!task->ran_stack.nr_regs && t->o.call_graph == CALL_GRAPH_FP) {
+		memcpy(t->stk_frames + (size_t)n * STACK_MAX_DEPTH, task->ran_stack.data,
+		       task->ran_stack.n * sizeof(uint64_t));
+		t->stk[n] = (struct profile_stack){ .flags = task->ran_stack.flags,
+						    .nr_frames = task->ran_stack.n };
+		s->stack = &t->stk[n];
+	}
+}
+
+/*
  * Take a task's thread-sample of the current sample: a stopped one's registers, call stack
  * and counters (it is let go right after), a sleeper's PC where it sleeps, a held one's last PC.
  */
@@ -2127,6 +2191,10 @@ static void take_thread(struct tracer *t, struct task *task)
 		st->flags = trunc ? STACK_TRUNCATED : 0;
 		s->stack = st;
 	}
+	if (task->seen_running && t->o.call_graph)
+		take_ran_stack(t, task, n);
+	else if (stopped && task->timer_state == TIMER_ARMED && (s->stack || s->ustack))
+		keep_ran_stack(t, task, n); /* at its clock's signal: as through a buffer */
 	if (task->read_asleep) {
 		t->st.asleep_samples++;
 		t->st.asleep_stacks += (uint64_t)walkable;
@@ -2290,6 +2358,7 @@ take:
 		       rs->nr_frames * sizeof(uint64_t));
 		t->ts[n].stack = &t->stk[n];
 	}
+	keep_ran_stack(t, task, n);
 	task->taken = 1;
 	task->taken_at = n;
 	t->st.timer_samples++;

@@ -1,4 +1,5 @@
-# Call stacks of threads asleep (record -g and --call-graph dwarf on the task clock): a thread
+# Call stacks in wall time, of threads asleep and of threads found running (record -g and
+# --call-graph dwarf on the task clock). Asleep: a thread
 # read asleep in place, never stopped, gets the stack it went to sleep with, from its newest
 # context switch's registers, so that where threads wait (report --wall, the sleep call's own
 # CPU time at its switches) shows under its callers. tests/progs/sleep-paths sleeps at known
@@ -27,8 +28,8 @@ sort -t' ' -k2 -nr "$T/fp.wall" | head -5
 full=$(weight "$T/fp.wall" '^start_thread;sleeper_raw;nap_raw$')
 bare=$(weight "$T/fp.wall" '^nap_raw$')
 echo "-g: nap_raw asleep under its callers $(ms "$full") ms, alone $(ms "$bare") ms (of a 2 s run)"
-# (asleep about 80 % of the run; alone: a thread found running, at its last place, carries no
-# stack, nor did sleepers before)
+# (asleep about 80 % of the run; alone: a thread on its way to sleep, or in the C library's
+# code without frame pointers)
 [ "$full" -ge 800000000 ] || fail "-g: nap_raw under start_thread;sleeper_raw for $(ms "$full") ms of wall time, not most of 2 s"
 [ "$full" -ge $((4 * bare)) ] || fail "-g: nap_raw without its callers for $(ms "$bare") ms, with them $(ms "$full")"
 long=$(weight "$T/fp.wall" '^start_thread;waiter;nap_raw$')
@@ -57,4 +58,21 @@ without=$(weight "$T/dw.cpu" '^[^;]*nanosleep$')
 echo "dwarf, CPU time: nanosleep under nap_libc $(ms "$with") ms, alone $(ms "$without") ms"
 [ "$with" -gt 0 ] || fail "dwarf: no CPU time charged to nanosleep under nap_libc: $(grep nanosleep "$T/dw.cpu")"
 [ "$without" -le $((with / 10)) ] || fail "dwarf: nanosleep's CPU time without its callers: $(ms "$without") ms, with them $(ms "$with")"
+# A thread found running at a sampling instant stands in wall time at the place of its last
+# sample through its buffer: with that sample's stack (it had its PC alone, and 12 % of the
+# wall time of callpaths, one thread running all along, was under no caller: c and spin alone).
+# (also at the task clock's signals, where no buffer can be had: 16 % there)
+for cg in -g "--call-graph dwarf" "-g signals"; do
+	env=()
+	[ "$cg" = "-g signals" ] && env=(PPERF_TEST_NO_BUFFERS=1)
+	env "${env[@]}" "$PPERF" record -q ${cg% signals} -o "$T/run.data" -- "$PROGS/callpaths" 1 \
+		>/dev/null || fail "record $cg callpaths: exit $?"
+	fold -i "$T/run.data" --weight wall >"$T/run.wall"
+	all=$(weight "$T/run.wall" '.')
+	bare=$(weight "$T/run.wall" '^(a|b|c|d|rec|spin|via_ptr|main)$')
+	under=$(weight "$T/run.wall" 'main;a;(b|d);c$')
+	echo "$cg: callpaths' wall time $(ms "$all") ms, c under main;a;b|d $(ms "$under") ms, without callers $(ms "$bare") ms"
+	[ "$under" -ge $((all / 2)) ] || fail "$cg: c under its callers for $(ms "$under") of $(ms "$all") ms of wall time"
+	[ "$bare" -le $((all / 100)) ] || fail "$cg: $(ms "$bare") of $(ms "$all") ms of a running thread's wall time without callers"
+done
 echo "sleepers' stacks: ok"
