@@ -322,6 +322,18 @@ static void read_maps(struct tracer *t, struct process *p)
  * A task seen for the first time: add it, and record it (and its process when new). `how` and
  * ppid/ptid describe a new process's origin.
  */
+/*
+ * With call stacks, a task's context switches into its buffer of them: where it goes to sleep,
+ * for its stack while it sleeps (take_thread()), in every sampling mode. Given up for good
+ * where they cannot be had (no kernel-mode perf events, no memory left to lock for them).
+ */
+static void open_switches(struct tracer *t, struct task *task)
+{
+	if (t->o.call_graph && !t->no_switches && !task->swring.base &&
+	    perfclock_open_switches(task->tid, &task->swring) < 0)
+		t->no_switches = 1;
+}
+
 static struct task *new_task(struct tracer *t, pid_t pid, pid_t tid, int how, pid_t ppid,
 			     pid_t ptid)
 {
@@ -345,6 +357,7 @@ static struct task *new_task(struct tracer *t, pid_t pid, pid_t tid, int how, pi
 	    (!task->proc->no_timers || (t->o.cpu_clock == CPU_CLOCK_EXACT && t->task_clock >= 0)))
 		task->timer_state = TIMER_WANTED;
 	asleep_open(&task->asleep, pid, tid);
+	open_switches(t, task); /* (for a program started, again at its exec: remove_on_exec) */
 	if (proc_read_comm(pid, tid, task->comm) < 0)
 		snprintf(task->comm, sizeof(task->comm), "%d", (int)tid);
 
@@ -420,6 +433,8 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 	timer = task->perf_fd < 0;
 	if (task->perf_fd >= 0 || task->ring.base)
 		close_task_clock(t, task);
+	if (task->swring.base) /* (in snapshots and at ticks: without a task clock) */
+		perfclock_ring_close(&task->swring);
 	/* Its timer outlives it in the process: deleted at the next chance (reap_timers()). */
 	if (timer && (task->timer_state == TIMER_ARMED || task->timer_state == TIMER_UNARM) &&
 		 task->proc->nr_tasks > 1) {
@@ -768,10 +783,7 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 	}
 	task->perf_fd = fd;
 armed:
-	/* with call stacks: where it goes to sleep, for its stack there (take_thread()) */
-	if (t->o.call_graph && !t->no_switches && !task->swring.base &&
-	    perfclock_open_switches(task->tid, &task->swring) < 0)
-		t->no_switches = 1;
+	open_switches(t, task);
 	task->clock_perf = 1;
 	cputime_read(&task->cputime, &task->clock_cpu_ns, NULL);
 	task->ring_cpu0 = task->clock_cpu_ns; /* (its buffer's samples count from there) */
@@ -1286,6 +1298,9 @@ static void exec_event(struct tracer *t, struct task *task, pid_t former)
 	task->timer_id = -1;
 	if (task->perf_fd >= 0 || task->ring.base)
 		close_task_clock(t, task); /* its event was removed at the exec (remove_on_exec) */
+	if (task->swring.base)
+		perfclock_ring_close(&task->swring); /* ... and so was this one */
+	open_switches(t, task);
 	task->timer_state = t->o.cpu_clock ? TIMER_WANTED : TIMER_NONE;
 	if (task->timer_state == TIMER_WANTED && !task->exiting)
 		arm_task_clock(t, task);

@@ -36,6 +36,21 @@ long=$(weight "$T/fp.wall" '^start_thread;waiter;nap_raw$')
 echo "-g: waiter's one sleep in nap_raw under its callers $(ms "$long") ms"
 [ "$long" -ge 1500000000 ] || fail "-g: waiter's sleep under start_thread;waiter for $(ms "$long") ms of wall time, not about 2 s"
 
+# In snapshots and at ticks too (the switches are sampled in every mode; they were only with
+# the task clock, and in snapshots nap_raw had no caller at all), through an exec.
+for m in snapshot ticks; do
+	"$PPERF" record -v --sampling $m -g -o "$T/$m.data" -- /bin/sh -c "exec $PROGS/sleep-paths 1" \
+		2>"$T/err" >/dev/null || fail "record --sampling $m -g: exit $?: $(cat "$T/err")"
+	awk '/^pperf: asleep/ { exit !($2 > 0 && $2 >= 0.95 * $4) }' "$T/err" ||
+		fail "$m: few sleepers with their stacks: $(grep '^pperf: asleep' "$T/err")"
+	fold -i "$T/$m.data" --weight wall >"$T/$m.wall"
+	full=$(weight "$T/$m.wall" '^start_thread;sleeper_raw;nap_raw$')
+	long=$(weight "$T/$m.wall" '^start_thread;waiter;nap_raw$')
+	echo "$m -g: nap_raw under its callers $(ms "$full") ms, waiter's sleep $(ms "$long") ms (of a 1 s run)"
+	[ "$full" -ge 400000000 ] || fail "$m: nap_raw under start_thread;sleeper_raw for $(ms "$full") ms of wall time, not most of 1 s"
+	[ "$long" -ge 750000000 ] || fail "$m: waiter's sleep under its callers for $(ms "$long") ms of wall time, not about 1 s"
+done
+
 # DWARF (--call-graph dwarf): through the C library too, and the main thread from _start.
 "$PPERF" record -q --call-graph dwarf -o "$T/dw.data" -- "$PROGS/sleep-paths" 2 ||
 	fail "record --call-graph dwarf: exit $?"
