@@ -94,16 +94,7 @@ const double *attrib_sample(struct attrib *a, const struct profile_sample *s, do
 
 double attrib_thread_counter(const struct profile_tsample *t, double cpu, double delta)
 {
-	/*
-	 * The counter's rate over the thread's CPU time since its previous sample, or over what
-	 * the sample stands for where that is more: a CPU delta read a little stale (the thread's
-	 * CPU time clamped to an earlier sample's, 0.7 us where its buffer's sample stood for
-	 * 1.15 ms of it, and the counter's increase with it) gave one sample 1,600 times the
-	 * counter's increase, and task-clock 2.2 s in a run of 1 s of CPU time.
-	 */
-	double over = (double)(t->cpu_delta > t->cpu_weight ? t->cpu_delta : t->cpu_weight);
-
 	if (t->state == TS_UNKNOWN)
 		return delta;
-	return over > 0 ? delta * cpu / over : 0;
+	return t->cpu_delta ? delta * cpu / (double)t->cpu_delta : 0;
 }

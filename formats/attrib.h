@@ -68,8 +68,7 @@ static inline double attrib_share(const double *cpu, uint32_t i, double sum)
 /*
  * The part of a per-thread counter's increase since the thread's previous sample (delta) that
  * thread-sample t gets, given its CPU time cpu from attrib_sample(): the counter counted while
- * the thread ran, so it follows the thread's CPU time, delta * cpu / its CPU delta (or / its
- * weight, where that is more: a CPU delta can be read stale, and tiny).
+ * the thread ran, so it follows the thread's CPU time, delta * cpu / its CPU delta.
  */
 double attrib_thread_counter(const struct profile_tsample *t, double cpu, double delta);
 
