@@ -76,7 +76,7 @@ echo "dwarf, CPU time: nanosleep under nap_libc $(ms "$with") ms, alone $(ms "$w
 # A thread found running at a sampling instant stands in wall time at the place of its last
 # sample through its buffer: with that sample's stack (it had its PC alone, and 12 % of the
 # wall time of callpaths, one thread running all along, was under no caller: c and spin alone).
-# (also at the task clock's signals, where no buffer can be had: 16 % there)
+# (also at the task clock's signals, where no buffer can be had: 16 % there before)
 for cg in -g "--call-graph dwarf" "-g signals"; do
 	env=()
 	[ "$cg" = "-g signals" ] && env=(PPERF_TEST_NO_BUFFERS=1)
@@ -88,6 +88,10 @@ for cg in -g "--call-graph dwarf" "-g signals"; do
 	under=$(weight "$T/run.wall" 'main;a;(b|d);c$')
 	echo "$cg: callpaths' wall time $(ms "$all") ms, c under main;a;b|d $(ms "$under") ms, without callers $(ms "$bare") ms"
 	[ "$under" -ge $((all / 2)) ] || fail "$cg: c under its callers for $(ms "$under") of $(ms "$all") ms of wall time"
-	[ "$bare" -le $((all / 100)) ] || fail "$cg: $(ms "$bare") of $(ms "$all") ms of a running thread's wall time without callers"
+	# (at the signals a few more: 0.2 % here idle, 1.3 % under ASan in a loaded run of the
+	# suite, where a walk at a stop finds no frame; held to 3 %, against 16 % before)
+	most=$((all / 100))
+	[ "$cg" = "-g signals" ] && most=$((all * 3 / 100))
+	[ "$bare" -le "$most" ] || fail "$cg: $(ms "$bare") of $(ms "$all") ms of a running thread's wall time without callers"
 done
 echo "sleepers' stacks: ok"
