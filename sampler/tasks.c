@@ -68,6 +68,7 @@ struct process *task_remove(struct task_table *tt, struct task *t)
 	cputime_close(&t->cputime);
 	asleep_close(&t->asleep);
 	reading_line_release(&t->chans);
+	free(t->slept_stack.regs);
 	free(t->slept_stack.data);
 	free(t->ran_stack.regs);
 	free(t->ran_stack.data);

@@ -22,6 +22,18 @@ enum task_state {
 
 struct process;
 
+/*
+ * A call stack kept for a thread's later thread-samples (tracer.c, keep_stack()): the key it
+ * is kept under (0: none kept), its frames (nr_regs 0), or its registers, stack pointer and
+ * stack copy (n frames or bytes), and the stack's flags.
+ */
+struct kept_stack {
+	uint64_t key, sp;
+	uint32_t n, nr_regs, flags;
+	uint64_t *regs;
+	void *data;
+};
+
 struct task {
 	pid_t tid;
 	struct process *proc;
@@ -34,6 +46,7 @@ struct task {
 	int waited;	     /* the current sample waits for this task's stop */
 	int in_vfork;	     /* a vfork parent, blocked until its child execs or exits */
 	int exiting;	     /* reported PTRACE_EVENT_EXIT: runs only to its end */
+	uint64_t exit_cpu;   /* ... its CPU time read then (0: not yet), for its end's record */
 	int sampled;	     /* stopped for the current sample (or held in a stop of its own) */
 	int read_asleep;     /* read asleep, not stopped, in the current sample */
 	int taken;	     /* its thread-sample of the current sample is taken */
@@ -61,24 +74,13 @@ struct task {
 	 * went to sleep, for its stack while it sleeps */
 	struct perfclock_ring swring;
 	uint64_t asleep_sp; /* its stack pointer where it was last read asleep */
-	/* the call stack it was last read asleep with (frames, or a stack copy), kept while it
-	 * sleeps on from the same switch: its time (0: none kept), how many frames or bytes,
-	 * and its flags */
-	struct {
-		uint64_t at;
-		uint32_t n, flags;
-		void *data;
-	} slept_stack;
-	/* with call stacks, the stack of its last sample through its buffer, for the samples
-	 * that find it running at an instant (they stand at that sample's place in wall time):
-	 * that sample's PC (0: none kept), its frames (nr_regs 0) or its registers, stack
-	 * pointer and stack copy (n frames or bytes), and the stack's flags */
-	struct {
-		uint64_t pc, sp;
-		uint32_t n, nr_regs, flags;
-		uint64_t *regs;
-		void *data;
-	} ran_stack;
+	/* the call stack it was last read asleep with, kept while it sleeps on from the same
+	 * switch (key: that switch's time) */
+	struct kept_stack slept_stack;
+	/* with call stacks, the stack of its last sample on its task clock, for the samples that
+	 * find it running at an instant (they stand at that sample's place in wall time; key:
+	 * that sample's PC) */
+	struct kept_stack ran_stack;
 	struct reading_line chans; /* ... with per-thread channels, their values between reads */
 	uint64_t ring_cpu0;  /* with one: its CPU time when the event was opened */
 	uint64_t ring_clock; /* ... and the event's count at its last sample written */
@@ -113,6 +115,10 @@ struct task {
 	 * count over its last gap_reads reads while it ran (tracer.c, steal_follow()) */
 	int64_t gap_seen;
 	uint32_t gap_reads;
+	/* where steal_follow() last brought clock_offset down: the offset it came down from and
+	 * the count it was at then (the line comes down to it gradually: offset_at()) */
+	int64_t slew_from;
+	uint64_t slew_at;
 	/* what a fault was taken to cost when its fault buffer's step was drawn, and what its
 	 * recent faults cost, as a decaying sum of their samples' time over one of their count
 	 * (fault_retune()) */

@@ -214,12 +214,13 @@ static uint64_t dithered(struct tracer *t)
  */
 static uint64_t memoryless(struct tracer *t)
 {
-	double u = ((double)(random_u64(t) >> 11) + 1) / 9007199254740992.0; /* (0, 1] */
-	uint64_t step = (uint64_t)(-log(u) * (double)t->period_ns);
+	double u;
+	uint64_t step;
 
 	if (t->test_step_ns)
 		return t->test_step_ns;
-
+	u = ((double)(random_u64(t) >> 11) + 1) / 9007199254740992.0; /* (0, 1] */
+	step = (uint64_t)(-log(u) * (double)t->period_ns);
 	return step < 10000 ? 10000 : step;
 }
 
@@ -443,6 +444,8 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 		ALLOC_GROW(tp->dead_timers, tp->dead_alloc, tp->nr_dead + 1);
 		tp->dead_timers[tp->nr_dead++] = task->timer_id;
 	}
+	if (task->exit_cpu > task->cpu_ns)
+		task->cpu_ns = task->exit_cpu;
 	rec.thread_end = (struct profile_thread_end){ .time = stamp(t), .slot = task->slot,
 						      .pid = (uint32_t)task->proc->pid,
 						      .tid = (uint32_t)tid, .cpu_ns = task->cpu_ns };
@@ -787,7 +790,7 @@ armed:
 	task->clock_perf = 1;
 	cputime_read(&task->cputime, &task->clock_cpu_ns, NULL);
 	task->ring_cpu0 = task->clock_cpu_ns; /* (its buffer's samples count from there) */
-	task->clock_offset = 0;
+	task->clock_offset = task->slew_from = 0;
 	task->switch_owed = 0;
 	task->gap_reads = 0;
 	thread_line_start(t, task); /* where its buffer's samples start */
@@ -847,7 +850,33 @@ static int64_t clock_gap(const struct task *task, uint64_t cpu, uint64_t count)
  */
 static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
 {
-	task->clock_offset = clock_gap(task, cpu, count);
+	task->clock_offset = task->slew_from = clock_gap(task, cpu, count);
+}
+
+/*
+ * A thread's CPU time less its task clock's count at that count: clock_offset, or on the way
+ * down to it from where steal_follow() last lowered it, by one part in SLEW_DIV of the count
+ * since. Brought down in one step, the line stood still while the count ran on (beside the
+ * suite's other tests, 1.2-2.2 ms at a time, a few times a second), and a per-thread counter
+ * read on the count (a channel's reading_line_at()) rose over a CPU delta of a few
+ * microseconds or none: its rule, the increase times the sample's CPU time over its CPU delta
+ * (formats/attrib.h), gave one sample 1,600 times its increase, and `--weight task-clock`
+ * came to 1.2-1.4 s for 1 s of CPU time in 2 of 30 runs of `record -e task-clock` beside
+ * them. Brought down this way, a sample's CPU delta is at least (SLEW_DIV - 1) / SLEW_DIV of
+ * its count's, and the counter's total over the run is off by about the drop itself.
+ */
+#define SLEW_DIV 8
+
+static int64_t offset_at(const struct task *task, uint64_t count)
+{
+	uint64_t fell;
+
+	if (task->slew_from <= task->clock_offset || count <= task->slew_at)
+		return task->slew_from > task->clock_offset ? task->slew_from : task->clock_offset;
+	fell = (count - task->slew_at) / SLEW_DIV;
+	if (fell >= (uint64_t)(task->slew_from - task->clock_offset))
+		return task->clock_offset;
+	return task->slew_from - (int64_t)fell;
 }
 
 /*
@@ -874,11 +903,11 @@ static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
  */
 static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
 {
-	int64_t grew = clock_gap(task, cpu, count) - task->clock_offset;
+	int64_t gap = clock_gap(task, cpu, count), grew = gap - offset_at(task, count);
 
 	if (grew <= 0)
 		return 0;
-	task->clock_offset += grew;
+	task->clock_offset = task->slew_from = gap;
 	return (uint64_t)grew;
 }
 
@@ -891,29 +920,33 @@ static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
  * kernel's as of its last tick or switch (up to a tick behind), so the difference read is at
  * most the true one, and the most of STEAL_READS of them in a row is within tens of
  * microseconds of it: where that is STEAL_LEAST or more below the offset, the offset comes
- * down to it, and the line with it. (Never up: the difference grows by the switches, charged
- * where the thread sleeps, switch_time().)
+ * down to it, and the line with it, gradually (offset_at()). (Never up: the difference grows
+ * by the switches, charged where the thread sleeps, switch_time().)
  */
 #define STEAL_READS 64
 #define STEAL_LEAST 200000 /* ns */
 
 static void steal_follow(struct task *task, uint64_t cpu, uint64_t count)
 {
-	int64_t gap = clock_gap(task, cpu, count);
+	int64_t gap = clock_gap(task, cpu, count), now;
 
 	if (!task->gap_reads || gap > task->gap_seen)
 		task->gap_seen = gap;
 	if (++task->gap_reads < STEAL_READS)
 		return;
-	if (task->gap_seen < task->clock_offset - STEAL_LEAST)
+	now = offset_at(task, count);
+	if (task->gap_seen < now - STEAL_LEAST) {
+		task->slew_from = now;
+		task->slew_at = count;
 		task->clock_offset = task->gap_seen;
+	}
 	task->gap_reads = 0;
 }
 
 /* A count of a thread's buffers (its clock's, or the CPU time of a fault) as its CPU time. */
 static uint64_t ring_time(const struct task *task, uint64_t count)
 {
-	int64_t at = (int64_t)(task->ring_cpu0 + count) + task->clock_offset;
+	int64_t at = (int64_t)(task->ring_cpu0 + count) + offset_at(task, count);
 
 	return at > 0 ? (uint64_t)at : 0;
 }
@@ -1019,7 +1052,7 @@ static void open_user_ring(struct tracer *t, struct task *task)
 	task->ring_clock = task->fring_clock = 0;
 	task->ring_user = task->step_origin = 0;
 	task->kt_calls = task->kt_faults = task->ring_owed = 0;
-	task->clock_offset = 0;
+	task->clock_offset = task->slew_from = 0;
 	task->kticks = 1;
 	thread_line_start(t, task);
 }
@@ -1393,7 +1426,14 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 	case PTRACE_EVENT_EXIT:
 		/* About to exit: never interrupted again (a zombie leader would not stop). */
 		task->exiting = 1;
-		cputime_read(&task->cputime, &task->cpu_ns, NULL);
+		/*
+		 * Its CPU time now, for its end's record (end_task()), not as its last sample's:
+		 * the samples still in its buffers, on its clock's line, fall below it, and held
+		 * at it they had CPU deltas of 0, over which a per-thread counter's rule gave
+		 * them none of its increase (on a loaded machine, a buffer not drained for 30 ms:
+		 * 25 samples of one run, 31 ms of its task clock's 1 s lost).
+		 */
+		cputime_read(&task->cputime, &task->exit_cpu, NULL);
 		if (task->waited) {
 			task->waited = 0;
 			t->nwait--;
@@ -1996,84 +2036,68 @@ static int asleep_regs(struct task *task, uint64_t *dwarf, uint64_t *fp, uint64_
 }
 
 /*
- * Keep the call stack of a thread read asleep (n frames or bytes of a stack copy, `bytes` long,
- * room for at most `room`) for the samples that find it in the same sleep, from the switch at
- * `at`: a walk or a copy of each sleeper at every sampling instant cost a quarter of the
- * instants with 300 threads asleep.
+ * Keep the call stack of thread-sample n (its frames, or its registers and stack copy) in k
+ * under key, for a later thread-sample of the same thread (give_stack()): a sleeper's for the
+ * samples that find it in the same sleep (a walk or a copy of each sleeper at every sampling
+ * instant cost a quarter of the instants with 300 threads asleep), a sample's on its task
+ * clock for those that find the thread running at an instant before its next (they stand at
+ * that sample's place, and with its stack a running thread's wall time comes under its
+ * callers).
  */
-static void keep_slept_stack(struct task *task, uint64_t at, const void *data, uint32_t bytes,
-			     uint32_t n, uint32_t flags, size_t room)
-{
-	if (!task->slept_stack.data)
-		task->slept_stack.data = xmalloc(room);
-	memcpy(task->slept_stack.data, data, bytes);
-	task->slept_stack.n = n;
-	task->slept_stack.flags = flags;
-	task->slept_stack.at = at;
-}
-
-/*
- * Keep the stack of thread-sample n, a thread's sample on its task clock (through its buffer or
- * at its signal), for the samples that find the thread running at an instant before its next
- * (take_thread()): they stand at that sample's place, and with its stack a running thread's
- * wall time comes under its callers.
- */
-static void keep_ran_stack(struct tracer *t, struct task *task, uint32_t n)
+static void keep_stack(struct tracer *t, struct kept_stack *k, uint64_t key, uint32_t n)
 {
 	const struct profile_tsample *s = &t->ts[n];
 
-	task->ran_stack.pc = 0;
+	k->key = 0;
 	if (s->ustack) {
-		if (!task->ran_stack.regs) {
-			task->ran_stack.regs = xmalloc(USTACK_MAX_REGS * sizeof(uint64_t));
-			task->ran_stack.data = xmalloc(t->o.stack_size);
+		if (!k->regs) {
+			k->regs = xmalloc(USTACK_MAX_REGS * sizeof(uint64_t));
+			k->data = xmalloc(t->o.stack_size);
 		}
-		memcpy(task->ran_stack.regs, t->ustk_regs + (size_t)n * USTACK_MAX_REGS,
+		memcpy(k->regs, t->ustk_regs + (size_t)n * USTACK_MAX_REGS,
 		       s->ustack->nr_regs * sizeof(uint64_t));
-		memcpy(task->ran_stack.data, t->ustk_data + (size_t)n * t->o.stack_size,
-		       s->ustack->size);
-		task->ran_stack.nr_regs = s->ustack->nr_regs;
-		task->ran_stack.sp = s->ustack->sp;
-		task->ran_stack.n = s->ustack->size;
-		task->ran_stack.flags = s->ustack->flags;
+		memcpy(k->data, t->ustk_data + (size_t)n * t->o.stack_size, s->ustack->size);
+		k->nr_regs = s->ustack->nr_regs;
+		k->sp = s->ustack->sp;
+		k->n = s->ustack->size;
+		k->flags = s->ustack->flags;
 	} else if (s->stack) {
-		if (!task->ran_stack.data)
-			task->ran_stack.data = xmalloc(STACK_MAX_DEPTH * sizeof(uint64_t));
-		memcpy(task->ran_stack.data, t->stk_frames + (size_t)n * STACK_MAX_DEPTH,
+		if (!k->data)
+			k->data = xmalloc(STACK_MAX_DEPTH * sizeof(uint64_t));
+		memcpy(k->data, t->stk_frames + (size_t)n * STACK_MAX_DEPTH,
 		       s->stack->nr_frames * sizeof(uint64_t));
-		task->ran_stack.nr_regs = 0;
-		task->ran_stack.n = s->stack->nr_frames;
-		task->ran_stack.flags = s->stack->flags;
+		k->nr_regs = 0;
+		k->n = s->stack->nr_frames;
+		k->flags = s->stack->flags;
 	} else {
 		return;
 	}
-	task->ran_stack.pc = s->pc;
+	k->key = key;
 }
 
-/* ... and give it to thread-sample n, which finds the thread running at its last place. */
-static void take_ran_stack(struct tracer *t, struct task *task, uint32_t n)
+/* ... and give it to thread-sample n: 1, or 0 if none is kept under key. */
+static int give_stack(struct tracer *t, const struct kept_stack *k, uint64_t key, uint32_t n)
 {
 	struct profile_tsample *s = &t->ts[n];
 
-	if (!task->ran_stack.pc || task->ran_stack.pc != s->pc)
-		return;
-	if (task->ran_stack.nr_regs && t->o.call_graph == CALL_GRAPH_DWARF) {
-		memcpy(t->ustk_regs + (size_t)n * USTACK_MAX_REGS, task->ran_stack.regs,
-		       task->ran_stack.nr_regs * sizeof(uint64_t));
-		memcpy(t->ustk_data + (size_t)n * t->o.stack_size, task->ran_stack.data,
-		       task->ran_stack.n);
-		t->ustk[n] = (struct profile_ustack){ .flags = task->ran_stack.flags,
-						      .nr_regs = task->ran_stack.nr_regs,
-						      .sp = task->ran_stack.sp,
-						      .size = task->ran_stack.n };
+	if (!k->key || k->key != key)
+		return 0;
+	if (k->nr_regs && t->o.call_graph == CALL_GRAPH_DWARF) {
+		memcpy(t->ustk_regs + (size_t)n * USTACK_MAX_REGS, k->regs,
+		       k->nr_regs * sizeof(uint64_t));
+		memcpy(t->ustk_data + (size_t)n * t->o.stack_size, k->data, k->n);
+		t->ustk[n] = (struct profile_ustack){ .flags = k->flags, .nr_regs = k->nr_regs,
+						      .sp = k->sp, .size = k->n };
 		s->ustack = &t->ustk[n];
-	} else if (!task->ran_stack.nr_regs && t->o.call_graph == CALL_GRAPH_FP) {
-		memcpy(t->stk_frames + (size_t)n * STACK_MAX_DEPTH, task->ran_stack.data,
-		       task->ran_stack.n * sizeof(uint64_t));
-		t->stk[n] = (struct profile_stack){ .flags = task->ran_stack.flags,
-						    .nr_frames = task->ran_stack.n };
+	} else if (!k->nr_regs && t->o.call_graph == CALL_GRAPH_FP) {
+		memcpy(t->stk_frames + (size_t)n * STACK_MAX_DEPTH, k->data,
+		       k->n * sizeof(uint64_t));
+		t->stk[n] = (struct profile_stack){ .flags = k->flags, .nr_frames = k->n };
 		s->stack = &t->stk[n];
+	} else {
+		return 0;
 	}
+	return 1;
 }
 
 /*
@@ -2092,7 +2116,6 @@ static void take_thread(struct tracer *t, struct task *task)
 	struct call_exit call = { .nr = -1 };
 	int ok = 1, walkable = stopped;
 	uint64_t slept_at = 0; /* read asleep with its registers: its switch into that sleep */
-	int kept;
 
 	if (task->taken || task->exiting)
 		return;
@@ -2114,8 +2137,6 @@ static void take_thread(struct tracer *t, struct task *task)
 		return;
 	if (task->read_asleep && t->o.call_graph && task->swring.base)
 		walkable = asleep_regs(task, dwarf, &fp, &sp, &nr_dwarf, &slept_at);
-	/* in the same sleep as when its stack was last taken: that one, kept */
-	kept = slept_at && slept_at == task->slept_stack.at;
 	task->taken = 1;
 	task->taken_at = n;
 	before = task->cpu_ns;
@@ -2165,51 +2186,37 @@ static void take_thread(struct tracer *t, struct task *task)
 	/* Call stacks of the threads stopped now, and of sleepers read in place, from their
 	 * registers as they went to sleep; their pointers are set when the sample is written
 	 * (the arrays may move meanwhile). */
-	if (nr_dwarf && walkable) {
-		uint8_t *data = t->ustk_data + (size_t)n * t->o.stack_size;
-		int cut;
-		uint32_t size;
+	/* in the same sleep as when its stack was last taken: that one, kept */
+	if (!(walkable && slept_at && give_stack(t, &task->slept_stack, slept_at, n))) {
+		if (nr_dwarf && walkable) {
+			uint8_t *data = t->ustk_data + (size_t)n * t->o.stack_size;
+			int cut;
+			uint32_t size = stack_copy(task->proc->pid, task->tid, sp, &task->stack,
+						   data, t->o.stack_size, &cut);
 
-		if (kept) {
-			size = task->slept_stack.n;
-			memcpy(data, task->slept_stack.data, size);
-			cut = task->slept_stack.flags;
-		} else {
-			size = stack_copy(task->proc->pid, task->tid, sp, &task->stack, data,
-					  t->o.stack_size, &cut);
-			if (slept_at)
-				keep_slept_stack(task, slept_at, data, size, size, (uint32_t)cut,
-						 t->o.stack_size);
+			t->ustk[n] = (struct profile_ustack){ .flags = cut ? USTACK_CUT : 0,
+							      .nr_regs = nr_dwarf, .sp = sp,
+							      .size = size };
+			s->ustack = &t->ustk[n];
 		}
-		t->ustk[n] = (struct profile_ustack){ .flags = cut ? USTACK_CUT : 0,
-						      .nr_regs = nr_dwarf, .sp = sp, .size = size };
-		s->ustack = &t->ustk[n];
-	}
-	if (t->o.call_graph == CALL_GRAPH_FP && walkable && fp) {
-		struct profile_stack *st = &t->stk[n];
-		uint64_t *frames = t->stk_frames + (size_t)n * STACK_MAX_DEPTH;
-		int trunc;
+		if (t->o.call_graph == CALL_GRAPH_FP && walkable && fp) {
+			struct profile_stack *st = &t->stk[n];
+			int trunc;
 
-		if (kept) {
-			st->nr_frames = task->slept_stack.n;
-			memcpy(frames, task->slept_stack.data, st->nr_frames * sizeof(*frames));
-			trunc = (int)task->slept_stack.flags;
-		} else {
-			st->nr_frames = stack_walk_fp(task->proc->pid, task->tid, fp, sp, &task->stack,
-						      frames, STACK_MAX_DEPTH, &trunc);
-			if (slept_at)
-				keep_slept_stack(task, slept_at, frames,
-						 st->nr_frames * (uint32_t)sizeof(*frames),
-						 st->nr_frames, (uint32_t)trunc,
-						 STACK_MAX_DEPTH * sizeof(*frames));
+			st->nr_frames = stack_walk_fp(task->proc->pid, task->tid, fp, sp,
+						      &task->stack,
+						      t->stk_frames + (size_t)n * STACK_MAX_DEPTH,
+						      STACK_MAX_DEPTH, &trunc);
+			st->flags = trunc ? STACK_TRUNCATED : 0;
+			s->stack = st;
 		}
-		st->flags = trunc ? STACK_TRUNCATED : 0;
-		s->stack = st;
+		if (walkable && slept_at)
+			keep_stack(t, &task->slept_stack, slept_at, n);
 	}
 	if (task->seen_running && t->o.call_graph)
-		take_ran_stack(t, task, n);
+		give_stack(t, &task->ran_stack, s->pc, n);
 	else if (stopped && task->timer_state == TIMER_ARMED && (s->stack || s->ustack))
-		keep_ran_stack(t, task, n); /* at its clock's signal: as through a buffer */
+		keep_stack(t, &task->ran_stack, s->pc, n); /* at its signal: as through a buffer */
 	if (task->read_asleep) {
 		t->st.asleep_samples++;
 		t->st.asleep_stacks += (uint64_t)walkable;
@@ -2373,7 +2380,6 @@ take:
 		       rs->nr_frames * sizeof(uint64_t));
 		t->ts[n].stack = &t->stk[n];
 	}
-	keep_ran_stack(t, task, n);
 	task->taken = 1;
 	task->taken_at = n;
 	t->st.timer_samples++;
@@ -2455,16 +2461,23 @@ static void drain_rings(struct tracer *t, int instant)
 	}
 	if (t->nrs > 1)
 		qsort(t->rs, t->nrs, sizeof(*t->rs), by_time);
-	for (size_t i = t->nrs; instant && i-- > 0;) {
+	/*
+	 * Each thread's last sample: at an instant, its thread-sample in the sample about to be
+	 * taken; its stack is kept for the instants that find the thread running before its next
+	 * (keep_stack(); an earlier one's is never used, and a copy of each cost up to 8 KiB a
+	 * sample).
+	 */
+	for (size_t i = t->nrs; i-- > 0;) {
 		struct task *task = task_find(&t->tt, (pid_t)t->rs[i].tid);
 
 		if (task && !task->ring_last)
 			task->ring_last = i + 1;
 	}
 	for (size_t i = 0; i < t->nrs; i++) {
-		struct task *task = instant ? task_find(&t->tt, (pid_t)t->rs[i].tid) : NULL;
+		struct task *task = task_find(&t->tt, (pid_t)t->rs[i].tid);
+		int last = task && task->ring_last == i + 1;
 
-		if (task && task->ring_last == i + 1)
+		if (instant && last)
 			continue;
 		if (ring_tsample(t, &t->rs[i], 0) == 0) {
 			/* never before the last sample written: one taken in the few microseconds
@@ -2473,6 +2486,10 @@ static void drain_rings(struct tracer *t, int instant)
 			uint64_t at = t->rs[i].time > t->last_written ? t->rs[i].time :
 									t->last_written;
 
+			if (last)
+				keep_stack(t, &task->ran_stack, t->ts[0].pc, 0);
+			else
+				task->ran_stack.key = 0; /* (its last may yet be left out) */
 			t->nts = 1;
 			t->sys_given = reading_line_at(&t->sys_line, at, t->sys_values) == 0;
 			write_sample(t, at);
@@ -2481,8 +2498,11 @@ static void drain_rings(struct tracer *t, int instant)
 	for (size_t i = 0; i < t->tt.nr; i++) {
 		struct task *task = t->tt.tasks[i];
 
-		if (task->ring_last && ring_tsample(t, &t->rs[task->ring_last - 1], t->nts) == 0)
+		if (instant && task->ring_last &&
+		    ring_tsample(t, &t->rs[task->ring_last - 1], t->nts) == 0) {
+			keep_stack(t, &task->ran_stack, t->ts[t->nts].pc, t->nts);
 			t->nts++;
+		}
 		task->ring_last = 0;
 		if (task->fault_read && task->fring.base)
 			fault_retune(t, task);
@@ -2849,6 +2869,7 @@ struct tracer *tracer_new(const struct tracer_options *opts)
 {
 	struct tracer *t = xcalloc(1, sizeof(*t));
 	struct sigaction ign = { .sa_handler = SIG_IGN };
+	const char *env;
 
 	t->o = *opts;
 	t->period_ns = (uint64_t)(1e9 / opts->freq_hz + 0.5);
@@ -2860,8 +2881,8 @@ struct tracer *tracer_new(const struct tracer_options *opts)
 	t->rng = (now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
 	/* For the tests: the signals' steps all this short (at least the kernel's 10 us), so
 	 * that at any instant a signal is likely on its way (record-attach's detaches). */
-	if (getenv("PPERF_TEST_STEP_NS")) {
-		t->test_step_ns = strtoull(getenv("PPERF_TEST_STEP_NS"), NULL, 10);
+	if ((env = getenv("PPERF_TEST_STEP_NS"))) {
+		t->test_step_ns = strtoull(env, NULL, 10);
 		if (t->test_step_ns < 10000)
 			t->test_step_ns = 10000;
 	}
