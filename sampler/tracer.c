@@ -848,9 +848,21 @@ static int64_t clock_gap(const struct task *task, uint64_t cpu, uint64_t count)
  * CPU time's line: the count plus the difference read at its last stop (at each tick), or
  * that much of it went to its page faults' samples and took a point or two from the rest.
  */
+static int64_t offset_at(const struct task *task, uint64_t count);
+
 static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
 {
-	task->clock_offset = task->slew_from = clock_gap(task, cpu, count);
+	int64_t gap = clock_gap(task, cpu, count), now = offset_at(task, count);
+
+	/* down gradually, as steal_follow() brings it (offset_at()): the clock runs ahead of
+	 * the CPU time at every preemption, and in steps at each stop the line stood still */
+	if (gap < now) {
+		task->slew_from = now;
+		task->slew_at = count;
+	} else {
+		task->slew_from = gap;
+	}
+	task->clock_offset = gap;
 }
 
 /*
