@@ -115,8 +115,9 @@ struct task {
 	 * count over its last gap_reads reads while it ran (tracer.c, steal_follow()) */
 	int64_t gap_seen;
 	uint32_t gap_reads;
-	/* where steal_follow() last brought clock_offset down: the offset it came down from and
-	 * the count it was at then (the line comes down to it gradually: offset_at()) */
+	/* where clock_offset was last brought down (steal_follow(), clock_sync()): the offset it
+	 * came down from and the count it was at then (the line comes down to it gradually:
+	 * offset_at()) */
 	int64_t slew_from;
 	uint64_t slew_at;
 	/* what a fault was taken to cost when its fault buffer's step was drawn, and what its

@@ -840,42 +840,17 @@ static int64_t clock_gap(const struct task *task, uint64_t cpu, uint64_t count)
 }
 
 /*
- * Where a thread's user time is sampled through a buffer of user mode alone, its task clock
- * and its CPU time part: the task clock runs ahead by what the scheduler does not count as the
- * thread's (0.5-1.3 % with the tracer's stops, 4.5 % in one run of `truth faults`, and all of
- * it in the kernel's part: its user steps matched the program's own clock). Its time in the
- * kernel is its CPU time less its user steps, so every time of its buffers is taken on the
- * CPU time's line: the count plus the difference read at its last stop (at each tick), or
- * that much of it went to its page faults' samples and took a point or two from the rest.
- */
-static int64_t offset_at(const struct task *task, uint64_t count);
-
-static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
-{
-	int64_t gap = clock_gap(task, cpu, count), now = offset_at(task, count);
-
-	/* down gradually, as steal_follow() brings it (offset_at()): the clock runs ahead of
-	 * the CPU time at every preemption, and in steps at each stop the line stood still */
-	if (gap < now) {
-		task->slew_from = now;
-		task->slew_at = count;
-	} else {
-		task->slew_from = gap;
-	}
-	task->clock_offset = gap;
-}
-
-/*
  * A thread's CPU time less its task clock's count at that count: clock_offset, or on the way
- * down to it from where steal_follow() last lowered it, by one part in SLEW_DIV of the count
- * since. Brought down in one step, the line stood still while the count ran on (beside the
- * suite's other tests, 1.2-2.2 ms at a time, a few times a second), and a per-thread counter
- * read on the count (a channel's reading_line_at()) rose over a CPU delta of a few
- * microseconds or none: its rule, the increase times the sample's CPU time over its CPU delta
- * (formats/attrib.h), gave one sample 1,600 times its increase, and `--weight task-clock`
- * came to 1.2-1.4 s for 1 s of CPU time in 2 of 30 runs of `record -e task-clock` beside
- * them. Brought down this way, a sample's CPU delta is at least (SLEW_DIV - 1) / SLEW_DIV of
- * its count's, and the counter's total over the run is off by about the drop itself.
+ * down to it from where it was last lowered (steal_follow(), clock_sync()), by one part in
+ * SLEW_DIV of the count since. Brought down in one step, the line stood still while the count
+ * ran on (beside the suite's other tests, 1.2-2.2 ms at a time, a few times a second), and a
+ * per-thread counter read on the count (a channel's reading_line_at()) rose over a CPU delta
+ * of a few microseconds or none: its rule, the increase times the sample's CPU time over its
+ * CPU delta (formats/attrib.h), gave one sample 1,600 times its increase, and `--weight
+ * task-clock` came to 1.2-1.4 s for 1 s of CPU time in 2 of 30 runs of `record -e
+ * task-clock` beside them. Brought down this way, a sample's CPU delta is at least
+ * (SLEW_DIV - 1) / SLEW_DIV of its count's, and the counter's total over the run is off by
+ * about the drop itself.
  */
 #define SLEW_DIV 8
 
@@ -889,6 +864,30 @@ static int64_t offset_at(const struct task *task, uint64_t count)
 	if (fell >= (uint64_t)(task->slew_from - task->clock_offset))
 		return task->clock_offset;
 	return task->slew_from - (int64_t)fell;
+}
+
+/*
+ * Where a thread's user time is sampled through a buffer of user mode alone, its task clock
+ * and its CPU time part: the task clock runs ahead by what the scheduler does not count as the
+ * thread's (0.5-1.3 % with the tracer's stops, 4.5 % in one run of `truth faults`, and all of
+ * it in the kernel's part: its user steps matched the program's own clock). Its time in the
+ * kernel is its CPU time less its user steps, so every time of its buffers is taken on the
+ * CPU time's line: the count plus the difference read at its last stop (at each tick), or
+ * that much of it went to its page faults' samples and took a point or two from the rest.
+ */
+static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
+{
+	int64_t gap = clock_gap(task, cpu, count), now = offset_at(task, count);
+
+	/* down gradually, as steal_follow() brings it (offset_at()): the clock runs ahead of
+	 * the CPU time at every preemption, and in steps at each stop the line stood still */
+	if (gap < now) {
+		task->slew_from = now;
+		task->slew_at = count;
+	} else {
+		task->slew_from = gap;
+	}
+	task->clock_offset = gap;
 }
 
 /*
@@ -2068,11 +2067,15 @@ static void keep_stack(struct tracer *t, struct kept_stack *k, uint64_t key, uin
 	const struct profile_tsample *s = &t->ts[n];
 
 	k->key = 0;
+	if (!s->ustack && !s->stack)
+		return;
+	if (!k->data) /* (room for either, whichever comes) */
+		k->data = xmalloc(t->o.stack_size > STACK_MAX_DEPTH * sizeof(uint64_t) ?
+					  t->o.stack_size :
+					  STACK_MAX_DEPTH * sizeof(uint64_t));
 	if (s->ustack) {
-		if (!k->regs) {
+		if (!k->regs)
 			k->regs = xmalloc(USTACK_MAX_REGS * sizeof(uint64_t));
-			k->data = xmalloc(t->o.stack_size);
-		}
 		memcpy(k->regs, t->ustk_regs + (size_t)n * USTACK_MAX_REGS,
 		       s->ustack->nr_regs * sizeof(uint64_t));
 		memcpy(k->data, t->ustk_data + (size_t)n * t->o.stack_size, s->ustack->size);
@@ -2080,16 +2083,12 @@ static void keep_stack(struct tracer *t, struct kept_stack *k, uint64_t key, uin
 		k->sp = s->ustack->sp;
 		k->n = s->ustack->size;
 		k->flags = s->ustack->flags;
-	} else if (s->stack) {
-		if (!k->data)
-			k->data = xmalloc(STACK_MAX_DEPTH * sizeof(uint64_t));
+	} else {
 		memcpy(k->data, t->stk_frames + (size_t)n * STACK_MAX_DEPTH,
 		       s->stack->nr_frames * sizeof(uint64_t));
 		k->nr_regs = 0;
 		k->n = s->stack->nr_frames;
 		k->flags = s->stack->flags;
-	} else {
-		return;
 	}
 	k->key = key;
 }
