@@ -875,19 +875,25 @@ static int64_t offset_at(const struct task *task, uint64_t count)
  * CPU time's line: the count plus the difference read at its last stop (at each tick), or
  * that much of it went to its page faults' samples and took a point or two from the rest.
  */
-static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
+/* Set a thread's offset to `to` at its clock's count: up at once, down gradually (offset_at()). */
+static void offset_to(struct task *task, uint64_t count, int64_t to)
 {
-	int64_t gap = clock_gap(task, cpu, count), now = offset_at(task, count);
+	int64_t now = offset_at(task, count);
 
-	/* down gradually, as steal_follow() brings it (offset_at()): the clock runs ahead of
-	 * the CPU time at every preemption, and in steps at each stop the line stood still */
-	if (gap < now) {
+	if (to < now) {
 		task->slew_from = now;
 		task->slew_at = count;
 	} else {
-		task->slew_from = gap;
+		task->slew_from = to;
 	}
-	task->clock_offset = gap;
+	task->clock_offset = to;
+}
+
+/* (down gradually too: the clock runs ahead of the CPU time at every preemption, and in steps
+ * at each stop the line stood still) */
+static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
+{
+	offset_to(task, count, clock_gap(task, cpu, count));
 }
 
 /*
@@ -918,7 +924,7 @@ static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
 
 	if (grew <= 0)
 		return 0;
-	task->clock_offset = task->slew_from = gap;
+	offset_to(task, count, gap);
 	return (uint64_t)grew;
 }
 
@@ -939,18 +945,14 @@ static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
 
 static void steal_follow(struct task *task, uint64_t cpu, uint64_t count)
 {
-	int64_t gap = clock_gap(task, cpu, count), now;
+	int64_t gap = clock_gap(task, cpu, count);
 
 	if (!task->gap_reads || gap > task->gap_seen)
 		task->gap_seen = gap;
 	if (++task->gap_reads < STEAL_READS)
 		return;
-	now = offset_at(task, count);
-	if (task->gap_seen < now - STEAL_LEAST) {
-		task->slew_from = now;
-		task->slew_at = count;
-		task->clock_offset = task->gap_seen;
-	}
+	if (task->gap_seen < offset_at(task, count) - STEAL_LEAST)
+		offset_to(task, count, task->gap_seen);
 	task->gap_reads = 0;
 }
 
