@@ -51,7 +51,10 @@ check "ticks: work then sleep beside $(nproc) CPU hogs" --ticks -- duty 10 300 7
 # gaps without memory (12 runs, +2.1 on average, where the uniform gaps came out -0.3 to +1.2
 # in 4 runs between 4 of them: they saw less of what runs right after a sample, idle too,
 # which here made up for a lean the right instants show); with the next instant set before
-# the threads go (above), -0.9 to +2.3 (26 runs, +1.25 on average): not yet right, held to 3. One
+# the threads go (above), -0.9 to +2.3 (26 runs, +1.25 on average): not yet right, held to 3
+# (docs/benchmark.md, "Snapshots beside busy processes": the threads whose CPU the sampler takes
+# at once are in the shorter function 2-4 points too often, as the scheduler gives the sampler
+# its CPU at once more often at some places of the running thread's turn than at others). One
 # thread: -0.6 to +0.1 in 7 runs since the sampler polls for stops without giving its CPU away
 # (before, one run in two got a third of its rate, and some came out 1.6-2.4 points off), +0.4
 # and +0.7 with the gaps without memory.
