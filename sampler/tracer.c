@@ -866,15 +866,6 @@ static int64_t offset_at(const struct task *task, uint64_t count)
 	return task->slew_from - (int64_t)fell;
 }
 
-/*
- * Where a thread's user time is sampled through a buffer of user mode alone, its task clock
- * and its CPU time part: the task clock runs ahead by what the scheduler does not count as the
- * thread's (0.5-1.3 % with the tracer's stops, 4.5 % in one run of `truth faults`, and all of
- * it in the kernel's part: its user steps matched the program's own clock). Its time in the
- * kernel is its CPU time less its user steps, so every time of its buffers is taken on the
- * CPU time's line: the count plus the difference read at its last stop (at each tick), or
- * that much of it went to its page faults' samples and took a point or two from the rest.
- */
 /* Set a thread's offset to `to` at its clock's count: up at once, down gradually (offset_at()). */
 static void offset_to(struct task *task, uint64_t count, int64_t to)
 {
@@ -889,8 +880,17 @@ static void offset_to(struct task *task, uint64_t count, int64_t to)
 	task->clock_offset = to;
 }
 
-/* (down gradually too: the clock runs ahead of the CPU time at every preemption, and in steps
- * at each stop the line stood still) */
+/*
+ * Where a thread's user time is sampled through a buffer of user mode alone, its task clock
+ * and its CPU time part: the task clock runs ahead by what the scheduler does not count as the
+ * thread's (0.5-1.3 % with the tracer's stops, 4.5 % in one run of `truth faults`, and all of
+ * it in the kernel's part: its user steps matched the program's own clock). Its time in the
+ * kernel is its CPU time less its user steps, so every time of its buffers is taken on the
+ * CPU time's line: the count plus the difference read at its last stop (at each tick), or
+ * that much of it went to its page faults' samples and took a point or two from the rest.
+ * Down gradually too (offset_to()): the clock runs ahead of the CPU time at every
+ * preemption, and in steps at each stop the line stood still.
+ */
 static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
 {
 	offset_to(task, count, clock_gap(task, cpu, count));
