@@ -75,6 +75,8 @@ check "without perf events: one CPU-bound thread beside $(nproc) CPU hogs" --san
 check "without perf events: more threads than CPUs, beside $(nproc) CPU hogs" --sandbox \
 	--guard 3 -- bound 5 $(($(nproc) * 2))
 check "without perf events: work then sleep beside $(nproc) CPU hogs" --sandbox -- duty 8 300 700
+check "without perf events: work 1 ms, sleep 1 ms (the sampling period) beside $(nproc) CPU hogs" \
+	--sandbox -- duty 4 1000 1000
 check "without perf events: page faults and munmap beside $(nproc) CPU hogs" --sandbox \
 	--guard 3 -- faults 4
 check "without perf events: a long system call beside $(nproc) CPU hogs" --sandbox -- munmap 4
