@@ -8,7 +8,7 @@
 # at samples of their page faults; where it is 3 or more, in snapshots (record-truth-modes.sh
 # checks them, and the ticks, and that default in a sandbox without perf events).
 # serial: its CPU hogs would slow the other tests down.
-# timeout: 600 (about 270 s, and each check may be tried twice)
+# timeout: 600 (240-270 s, and each check may be tried twice)
 . "$(dirname "$0")/lib.sh"
 trap 'stop_hogs; rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib-truth.sh"
