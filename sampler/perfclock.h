@@ -135,6 +135,8 @@ int perfclock_user_usable(void);
  * its frames_at is first + i; with stack copies, as struct perfclock_sample says. */
 size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample *out, size_t max,
 			   const struct perfclock_bufs *bufs, uint32_t first);
+/* The count of a task clock's buffer's event now, as its samples have it: 0, or -1. */
+int perfclock_ring_count(const struct perfclock_ring *ring, uint64_t *count);
 void perfclock_ring_close(struct perfclock_ring *ring);
 
 /*

@@ -34,6 +34,9 @@ struct kept_stack {
 	void *data;
 };
 
+/* how many rates of its task clock's lead a thread's line follows the least of (tracer.c) */
+#define TASK_DRIFT_FITS 3
+
 struct task {
 	pid_t tid;
 	struct process *proc;
@@ -112,9 +115,23 @@ struct task {
 	 * charged to a call it slept in (tracer.c, switch_time()) */
 	uint64_t switch_owed;
 	/* on the task clock with kernel-mode samples: the most of its CPU time less its clock's
-	 * count over its last gap_reads reads while it ran (tracer.c, steal_follow()) */
+	 * count over its last gap_reads reads while it ran, and the count it was read at
+	 * (tracer.c, steal_follow()) */
 	int64_t gap_seen;
+	uint64_t gap_seen_at;
 	uint32_t gap_reads;
+	/* ... and the most of those reads less its line's offset then, over the same reads and
+	 * over the last few (INT64_MIN: none since the offset was last set) */
+	int64_t miss_seen, miss_quick;
+	/* ... the last such most (fit_at 0: none since switch_time() last raised the offset),
+	 * and how fast the difference fell between the last few of them */
+	int64_t fit_gap;
+	uint64_t fit_at;
+	double drift_fits[TASK_DRIFT_FITS];
+	uint32_t nr_drift_fits;
+	/* clock_offset falls by drift for each nanosecond its clock counts past drift_at */
+	double drift;
+	uint64_t drift_at;
 	/* where clock_offset was last brought down (steal_follow(), clock_sync()): the offset it
 	 * came down from and the count it was at then (the line comes down to it gradually:
 	 * offset_at()) */

@@ -183,7 +183,7 @@ static uint64_t random_u64(struct tracer *t)
 /* The count of a thread's task clock, through its buffer's event: 0, or -1. */
 static int clock_count(const struct task *task, uint64_t *count)
 {
-	return read(task->ring.fd, count, sizeof(*count)) == sizeof(*count) ? 0 : -1;
+	return perfclock_ring_count(&task->ring, count);
 }
 
 /*
@@ -793,6 +793,10 @@ armed:
 	task->clock_offset = task->slew_from = 0;
 	task->switch_owed = 0;
 	task->gap_reads = 0;
+	task->fit_at = task->drift_at = 0;
+	task->nr_drift_fits = 0;
+	task->drift = 0;
+	task->miss_seen = task->miss_quick = INT64_MIN;
 	thread_line_start(t, task); /* where its buffer's samples start */
 	task->timer_state = TIMER_ARMED;
 	t->task_clock = 1;
@@ -854,16 +858,24 @@ static int64_t clock_gap(const struct task *task, uint64_t cpu, uint64_t count)
  */
 #define SLEW_DIV 8
 
+/* clock_offset where its drift has brought it at a count (steal_follow()) */
+static int64_t drifted(const struct task *task, uint64_t count)
+{
+	if (task->drift <= 0 || count <= task->drift_at)
+		return task->clock_offset;
+	return task->clock_offset - (int64_t)(task->drift * (double)(count - task->drift_at));
+}
+
 static int64_t offset_at(const struct task *task, uint64_t count)
 {
-	uint64_t fell;
+	int64_t to = drifted(task, count), from = task->slew_from;
 
-	if (task->slew_from <= task->clock_offset || count <= task->slew_at)
-		return task->slew_from > task->clock_offset ? task->slew_from : task->clock_offset;
-	fell = (count - task->slew_at) / SLEW_DIV;
-	if (fell >= (uint64_t)(task->slew_from - task->clock_offset))
-		return task->clock_offset;
-	return task->slew_from - (int64_t)fell;
+	if (count > task->slew_at && from > to) {
+		uint64_t fell = (count - task->slew_at) / SLEW_DIV;
+
+		from = fell >= (uint64_t)(from - to) ? to : from - (int64_t)fell;
+	}
+	return from > to ? from : to;
 }
 
 /* Set a thread's offset to `to` at its clock's count: up at once, down gradually (offset_at()). */
@@ -871,13 +883,10 @@ static void offset_to(struct task *task, uint64_t count, int64_t to)
 {
 	int64_t now = offset_at(task, count);
 
-	if (to < now) {
-		task->slew_from = now;
-		task->slew_at = count;
-	} else {
-		task->slew_from = to;
-	}
+	task->slew_from = to < now ? now : to;
+	task->slew_at = count;
 	task->clock_offset = to;
+	task->drift_at = count;
 }
 
 /*
@@ -925,6 +934,9 @@ static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
 	if (grew <= 0)
 		return 0;
 	offset_to(task, count, gap);
+	/* (the reads before this one are off the new line) */
+	task->fit_at = 0;
+	task->miss_seen = task->miss_quick = INT64_MIN;
 	return (uint64_t)grew;
 }
 
@@ -936,24 +948,88 @@ static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
  * ahead by as much, and the thread's total with it. Read while it runs, its CPU time is the
  * kernel's as of its last tick or switch (up to a tick behind), so the difference read is at
  * most the true one, and the most of STEAL_READS of them in a row is within tens of
- * microseconds of it: where that is STEAL_LEAST or more below the offset, the offset comes
- * down to it, and the line with it, gradually (offset_at()). (Never up: the difference grows
- * by the switches, charged where the thread sleeps, switch_time().)
+ * microseconds of it. The line follows that most:
+ * - at its rate: the lead grows steadily (0.5 % of the count for one of `truth bound`'s two
+ *   threads here, 0.02 % for the other), and waiting for it to add up left the line a window
+ *   or two behind, 1-3 ms at a thread's end, which no later read takes back (one CI run: the
+ *   two threads 12 ms, 0.2 %, above the program's CPU clock). The offset falls at the least
+ *   of the last TASK_DRIFT_FITS rates between such mosts (a step among them is no rate);
+ * - down, where the most is STEAL_LEAST below the line, and within STEAL_QUICK_READS reads
+ *   where the most of those is STEAL_QUICK below it (the lead also grows in steps of a few
+ *   milliseconds, a few times a run, the hypervisor's pauses; that many reads each a
+ *   millisecond or more behind are rare);
+ * - back up, where it fell at a rate and a read came out above it (the lead stopped
+ *   growing): by STEAL_UP or more within STEAL_QUICK_READS reads, and then at no rate until
+ *   it is learnt anew, or by less at the end of the STEAL_READS. A thread whose line is not
+ *   falling at a rate is never brought up here: the difference grows by its switches, charged
+ *   where it sleeps (switch_time()).
+ * Down gradually (offset_at()).
  */
 #define STEAL_READS 64
 #define STEAL_LEAST 200000 /* ns */
+#define STEAL_UP 200000	   /* ns */
+#define STEAL_QUICK_READS 8
+#define STEAL_QUICK 1000000 /* ns */
+#define DRIFT_MOST 0.05
+
+/* Set a thread's offset by steal_follow(): its reads' misses so far are off the new line. */
+static void steal_set(struct task *task, uint64_t count, int64_t to)
+{
+	offset_to(task, count, to);
+	task->miss_seen = task->miss_quick = INT64_MIN;
+}
 
 static void steal_follow(struct task *task, uint64_t cpu, uint64_t count)
 {
-	int64_t gap = clock_gap(task, cpu, count);
+	int64_t gap = clock_gap(task, cpu, count), miss = gap - drifted(task, count);
+	double fell, least;
 
-	if (!task->gap_reads || gap > task->gap_seen)
+	if (!task->gap_reads || gap > task->gap_seen) {
 		task->gap_seen = gap;
-	if (++task->gap_reads < STEAL_READS)
+		task->gap_seen_at = count;
+	}
+	if (miss > task->miss_seen)
+		task->miss_seen = miss;
+	if (miss > task->miss_quick)
+		task->miss_quick = miss;
+	if (++task->gap_reads % STEAL_QUICK_READS == 0) {
+		miss = task->miss_quick;
+		task->miss_quick = INT64_MIN;
+		if ((miss > STEAL_UP && task->drift > 0) || miss < -STEAL_QUICK) {
+			steal_set(task, count, drifted(task, count) + miss);
+			if (miss > 0) {
+				task->drift = 0;
+				task->nr_drift_fits = 0;
+				task->fit_at = 0;
+			}
+		}
+	}
+	if (task->gap_reads < STEAL_READS)
 		return;
-	if (task->gap_seen < offset_at(task, count) - STEAL_LEAST)
-		offset_to(task, count, task->gap_seen);
 	task->gap_reads = 0;
+	miss = task->miss_seen;
+	if (miss > 0 && task->drift <= 0)
+		miss = 0;
+	if (task->fit_at && task->gap_seen_at > task->fit_at) {
+		fell = (double)(task->fit_gap - task->gap_seen) /
+		       (double)(task->gap_seen_at - task->fit_at);
+		fell = fell < 0 ? 0 : fell > DRIFT_MOST ? DRIFT_MOST : fell;
+		task->drift_fits[task->nr_drift_fits++ % TASK_DRIFT_FITS] = fell;
+		least = fell;
+		for (uint32_t i = 0; i < TASK_DRIFT_FITS && i < task->nr_drift_fits; i++)
+			if (task->drift_fits[i] < least)
+				least = task->drift_fits[i];
+		if (task->nr_drift_fits >= 2) {
+			/* (the line so far at the old drift, from here at the new one) */
+			offset_to(task, count, drifted(task, count));
+			task->drift = least;
+		}
+	}
+	task->fit_gap = task->gap_seen;
+	task->fit_at = task->gap_seen_at;
+	if (miss != INT64_MIN && (miss > 0 || miss < -STEAL_LEAST))
+		offset_to(task, count, drifted(task, count) + miss);
+	task->miss_seen = INT64_MIN;
 }
 
 /* A count of a thread's buffers (its clock's, or the CPU time of a fault) as its CPU time. */
@@ -1066,6 +1142,7 @@ static void open_user_ring(struct tracer *t, struct task *task)
 	task->ring_user = task->step_origin = 0;
 	task->kt_calls = task->kt_faults = task->ring_owed = 0;
 	task->clock_offset = task->slew_from = 0;
+	task->drift = 0;
 	task->kticks = 1;
 	thread_line_start(t, task);
 }
