@@ -13,7 +13,7 @@ if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 1 
 fi
 fold() { "$PPERF" convert --to collapsed "$@" || fail "convert --to collapsed $*"; }
 # weight FILE REGEX: the folded weight of the stacks that match REGEX
-weight() { awk -v p="$2" '{ w = $NF; $NF = ""; sub(/ $/, "") } $0 ~ p { s += w } END { print s + 0 }' "$1"; }
+weight() { awk -v p="$2" '{ w = $NF; $NF = ""; sub(/ $/, "") } $0 ~ p { s += w } END { printf "%.0f\n", s }' "$1"; }
 ms() { awk -v w="$1" 'BEGIN { printf "%.0f", w / 1e6 }'; }
 
 # Frame pointers (-g): where the code at the PC keeps one, the whole chain; the C library's
