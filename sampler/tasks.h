@@ -121,8 +121,11 @@ struct task {
 	uint64_t gap_seen_at;
 	uint32_t gap_reads;
 	/* ... and the most of those reads less its line's offset then, over the same reads and
-	 * over the last few (INT64_MIN: none since the offset was last set) */
-	int64_t miss_seen, miss_quick;
+	 * over the last few (INT64_MIN: none since the offset was last set); their sum and
+	 * number, and how far a read lags their most on average (0: not known yet) */
+	int64_t miss_seen, miss_quick, miss_sum;
+	uint32_t miss_n;
+	int64_t read_lag;
 	/* ... the last such most (fit_at 0: none since switch_time() last raised the offset),
 	 * and how fast the difference fell between the last few of them */
 	int64_t fit_gap;

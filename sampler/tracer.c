@@ -797,6 +797,8 @@ armed:
 	task->nr_drift_fits = 0;
 	task->drift = 0;
 	task->miss_seen = task->miss_quick = INT64_MIN;
+	task->miss_sum = task->read_lag = 0;
+	task->miss_n = 0;
 	thread_line_start(t, task); /* where its buffer's samples start */
 	task->timer_state = TIMER_ARMED;
 	t->task_clock = 1;
@@ -937,6 +939,8 @@ static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
 	/* (the reads before this one are off the new line) */
 	task->fit_at = 0;
 	task->miss_seen = task->miss_quick = INT64_MIN;
+	task->miss_sum = 0;
+	task->miss_n = 0;
 	return (uint64_t)grew;
 }
 
@@ -956,8 +960,11 @@ static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
  *   of the last TASK_DRIFT_FITS rates between such mosts (a step among them is no rate);
  * - down, where the most is STEAL_LEAST below the line, and within STEAL_QUICK_READS reads
  *   where the most of those is STEAL_QUICK below it (the lead also grows in steps of a few
- *   milliseconds, a few times a run, the hypervisor's pauses; that many reads each a
- *   millisecond or more behind are rare);
+ *   milliseconds, a few times a run: the hypervisor's pauses), and twice as far as a read
+ *   lags the most of its STEAL_READS on average: a read lags by up to a tick, and by half of
+ *   one on average where it finds the thread anywhere between two ticks, so reads that lag
+ *   never bring it down at any HZ (here 0.02-0.04 ms for a thread that shares its CPU with
+ *   the tracer, which each read finds just switched away, and 0.26-0.36 ms for the other);
  * - back up, where it fell at a rate and a read came out above it (the lead stopped
  *   growing): by STEAL_UP or more within STEAL_QUICK_READS reads, and then at no rate until
  *   it is learnt anew, or by less at the end of the STEAL_READS. A thread whose line is not
@@ -977,6 +984,8 @@ static void steal_set(struct task *task, uint64_t count, int64_t to)
 {
 	offset_to(task, count, to);
 	task->miss_seen = task->miss_quick = INT64_MIN;
+	task->miss_sum = 0;
+	task->miss_n = 0;
 }
 
 static void steal_follow(struct task *task, uint64_t cpu, uint64_t count)
@@ -992,10 +1001,13 @@ static void steal_follow(struct task *task, uint64_t cpu, uint64_t count)
 		task->miss_seen = miss;
 	if (miss > task->miss_quick)
 		task->miss_quick = miss;
+	task->miss_sum += miss;
+	task->miss_n++;
 	if (++task->gap_reads % STEAL_QUICK_READS == 0) {
 		miss = task->miss_quick;
 		task->miss_quick = INT64_MIN;
-		if ((miss > STEAL_UP && task->drift > 0) || miss < -STEAL_QUICK) {
+		if ((miss > STEAL_UP && task->drift > 0) ||
+		    (task->read_lag && miss < -STEAL_QUICK && miss < -2 * task->read_lag)) {
 			steal_set(task, count, drifted(task, count) + miss);
 			if (miss > 0) {
 				task->drift = 0;
@@ -1008,6 +1020,12 @@ static void steal_follow(struct task *task, uint64_t cpu, uint64_t count)
 		return;
 	task->gap_reads = 0;
 	miss = task->miss_seen;
+	if (task->miss_n >= STEAL_READS / 2) {
+		task->read_lag = miss - task->miss_sum / (int64_t)task->miss_n;
+		task->read_lag = task->read_lag > 0 ? task->read_lag : 1;
+	}
+	task->miss_sum = 0;
+	task->miss_n = 0;
 	if (miss > 0 && task->drift <= 0)
 		miss = 0;
 	if (task->fit_at && task->gap_seen_at > task->fit_at) {
