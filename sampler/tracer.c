@@ -186,6 +186,14 @@ static int clock_count(const struct task *task, uint64_t *count)
 	return perfclock_ring_count(&task->ring, count);
 }
 
+/* Forget a thread's reads since its line's offset was last set (steal_follow()). */
+static void misses_reset(struct task *task)
+{
+	task->miss_seen = task->miss_quick = INT64_MIN;
+	task->miss_sum = 0;
+	task->miss_n = 0;
+}
+
 /*
  * The CPU time to a task clock's next sample through its buffer: the period, on average, drawn
  * from half to one and a half of it. At a fixed step a program whose loop takes about as long
@@ -796,9 +804,8 @@ armed:
 	task->fit_at = task->drift_at = 0;
 	task->nr_drift_fits = 0;
 	task->drift = 0;
-	task->miss_seen = task->miss_quick = INT64_MIN;
-	task->miss_sum = task->read_lag = 0;
-	task->miss_n = 0;
+	task->read_lag = 0;
+	misses_reset(task);
 	thread_line_start(t, task); /* where its buffer's samples start */
 	task->timer_state = TIMER_ARMED;
 	t->task_clock = 1;
@@ -936,11 +943,8 @@ static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
 	if (grew <= 0)
 		return 0;
 	offset_to(task, count, gap);
-	/* (the reads before this one are off the new line) */
 	task->fit_at = 0;
-	task->miss_seen = task->miss_quick = INT64_MIN;
-	task->miss_sum = 0;
-	task->miss_n = 0;
+	misses_reset(task);
 	return (uint64_t)grew;
 }
 
@@ -979,15 +983,6 @@ static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
 #define STEAL_QUICK 1000000 /* ns */
 #define DRIFT_MOST 0.05
 
-/* Set a thread's offset by steal_follow(): its reads' misses so far are off the new line. */
-static void steal_set(struct task *task, uint64_t count, int64_t to)
-{
-	offset_to(task, count, to);
-	task->miss_seen = task->miss_quick = INT64_MIN;
-	task->miss_sum = 0;
-	task->miss_n = 0;
-}
-
 static void steal_follow(struct task *task, uint64_t cpu, uint64_t count)
 {
 	int64_t gap = clock_gap(task, cpu, count), miss = gap - drifted(task, count);
@@ -1008,7 +1003,8 @@ static void steal_follow(struct task *task, uint64_t cpu, uint64_t count)
 		task->miss_quick = INT64_MIN;
 		if ((miss > STEAL_UP && task->drift > 0) ||
 		    (task->read_lag && miss < -STEAL_QUICK && miss < -2 * task->read_lag)) {
-			steal_set(task, count, drifted(task, count) + miss);
+			offset_to(task, count, drifted(task, count) + miss);
+			misses_reset(task);
 			if (miss > 0) {
 				task->drift = 0;
 				task->nr_drift_fits = 0;
@@ -1024,8 +1020,7 @@ static void steal_follow(struct task *task, uint64_t cpu, uint64_t count)
 		task->read_lag = miss - task->miss_sum / (int64_t)task->miss_n;
 		task->read_lag = task->read_lag > 0 ? task->read_lag : 1;
 	}
-	task->miss_sum = 0;
-	task->miss_n = 0;
+	misses_reset(task);
 	if (miss > 0 && task->drift <= 0)
 		miss = 0;
 	if (task->fit_at && task->gap_seen_at > task->fit_at) {
@@ -1047,7 +1042,6 @@ static void steal_follow(struct task *task, uint64_t cpu, uint64_t count)
 	task->fit_at = task->gap_seen_at;
 	if (miss != INT64_MIN && (miss > 0 || miss < -STEAL_LEAST))
 		offset_to(task, count, drifted(task, count) + miss);
-	task->miss_seen = INT64_MIN;
 }
 
 /* A count of a thread's buffers (its clock's, or the CPU time of a fault) as its CPU time. */

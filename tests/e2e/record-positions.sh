@@ -50,9 +50,10 @@ placed() {
 		fail "$label: the profile's CPU time, $prof ms, is not the program's, ${own:-none} ms"
 }
 
+user=$(id -u | sed 's/^0$/as root/; s/^[1-9].*/unprivileged/')
 # both users, idle and then beside one CPU hog per CPU
 both() {
-	placed "$(id -u | sed 's/^0$/as root/; s/^[1-9].*/unprivileged/')$1" -- 10
+	placed "$user$1" -- 10
 	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 		placed "as nobody$1" setpriv --reuid=nobody --regid=nogroup --clear-groups -- 15
 	fi
@@ -63,7 +64,7 @@ both ""
 # the line followed it by steps before, 19-34 ms above the program's 5.9 s; at its rate now,
 # 0.1-1.7 ms below. 3-5.5 % of the samples elsewhere than the log: where's offsets are fitted
 # once every 16 samples, over which the lead moves 0.3 ms (hence 15 %).
-placed "as root, the task clock 2 % ahead" env PPERF_TEST_CLOCK_LEAD=20000 -- 15
+placed "$user, the task clock 2 % ahead" env PPERF_TEST_CLOCK_LEAD=20000 -- 15
 start_hogs
 both " beside $(nproc) CPU hogs"
 stop_hogs
