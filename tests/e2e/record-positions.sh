@@ -62,8 +62,9 @@ both ""
 # the task clock 2 % ahead of the CPU time (what the hypervisor's steal makes it, here at most
 # 0.5 % of a thread's count, 1.4 % in one run; in one CI run 12 ms of 5.8 s went unfollowed):
 # the line followed it by steps before, 19-34 ms above the program's 5.9 s; at its rate now,
-# 0.1-1.7 ms below. 3-5.5 % of the samples elsewhere than the log: where's offsets are fitted
-# once every 16 samples, over which the lead moves 0.3 ms (hence 15 %).
+# 0.1-1.7 ms below. 2-5.5 % of the samples elsewhere than the log, most of them in the run's
+# first second: until the line has its rate (two windows of 64 reads a thread) it follows by
+# steps of up to 1 ms every 8 reads (in 9 s runs 1.0 and 1.8 %; hence 15 %).
 placed "$user, the task clock 2 % ahead" env PPERF_TEST_CLOCK_LEAD=20000 -- 15
 start_hogs
 both " beside $(nproc) CPU hogs"
