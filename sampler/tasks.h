@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "../arch/arch.h"
+#include "clockline.h"
 #include "maps.h"
 #include "perfclock.h"
 #include "readings.h"
@@ -33,9 +34,6 @@ struct kept_stack {
 	uint64_t *regs;
 	void *data;
 };
-
-/* how many rates of its task clock's lead a thread's line follows the least of (tracer.c) */
-#define TASK_DRIFT_FITS 3
 
 struct task {
 	pid_t tid;
@@ -85,8 +83,7 @@ struct task {
 	 * that sample's PC) */
 	struct kept_stack ran_stack;
 	struct reading_line chans; /* ... with per-thread channels, their values between reads */
-	uint64_t ring_cpu0;  /* with one: its CPU time when the event was opened */
-	uint64_t ring_clock; /* ... and the event's count at its last sample written */
+	uint64_t ring_clock; /* its buffer's event's count at its last sample written */
 	size_t ring_last;    /* drain_rings(): 1 + the index of its last sample read, or 0 */
 	uint64_t clock_cpu_ns; /* its CPU time at its last task-clock sample (or when armed) */
 	uint64_t clock_period; /* its task clock's step to its next signal (ns) */
@@ -108,38 +105,11 @@ struct task {
 	uint64_t user_cpu;    /* its CPU time at its last fault sample (in user mode before) */
 	double ring_owed;     /* user time of a step cut short, for its next sample */
 	double kt_calls, kt_faults;
-	/* its CPU time less its task clock's count, both read at its last stop (clock_sync()), or
-	 * on the task clock with kernel-mode samples when it was last found asleep (switch_time()) */
-	int64_t clock_offset;
+	/* its task clock's count against its CPU time (tracer.c, take_thread()) */
+	struct clock_line line;
 	/* on the task clock: the CPU time of its switches its clock did not count, not yet
-	 * charged to a call it slept in (tracer.c, switch_time()) */
+	 * charged to a call it slept in (tracer.c, take_thread()) */
 	uint64_t switch_owed;
-	/* on the task clock with kernel-mode samples: the most of its CPU time less its clock's
-	 * count over its last gap_reads reads while it ran, and the count it was read at
-	 * (tracer.c, steal_follow()) */
-	int64_t gap_seen;
-	uint64_t gap_seen_at;
-	uint32_t gap_reads;
-	/* ... and the most of those reads less its line's offset then, over the same reads and
-	 * over the last few (INT64_MIN: none since the offset was last set); their sum and
-	 * number, and how far a read lags their most on average (0: not known yet) */
-	int64_t miss_seen, miss_quick, miss_sum;
-	uint32_t miss_n;
-	int64_t read_lag;
-	/* ... the last such most (fit_at 0: none since switch_time() last raised the offset),
-	 * and how fast the difference fell between the last few of them */
-	int64_t fit_gap;
-	uint64_t fit_at;
-	double drift_fits[TASK_DRIFT_FITS];
-	uint32_t nr_drift_fits;
-	/* clock_offset falls by drift for each nanosecond its clock counts past drift_at */
-	double drift;
-	uint64_t drift_at;
-	/* where clock_offset was last brought down (steal_follow(), clock_sync()): the offset it
-	 * came down from and the count it was at then (the line comes down to it gradually:
-	 * offset_at()) */
-	int64_t slew_from;
-	uint64_t slew_at;
 	/* what a fault was taken to cost when its fault buffer's step was drawn, and what its
 	 * recent faults cost, as a decaying sum of their samples' time over one of their count
 	 * (fault_retune()) */

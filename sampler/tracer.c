@@ -30,6 +30,7 @@
 
 #include "../arch/arch.h"
 #include "../lib/util.h"
+#include "clockline.h"
 #include "cputimer.h"
 #include "inject.h"
 #include "maps.h"
@@ -184,14 +185,6 @@ static uint64_t random_u64(struct tracer *t)
 static int clock_count(const struct task *task, uint64_t *count)
 {
 	return perfclock_ring_count(&task->ring, count);
-}
-
-/* Forget a thread's reads since its line's offset was last set (steal_follow()). */
-static void misses_reset(struct task *task)
-{
-	task->miss_seen = task->miss_quick = INT64_MIN;
-	task->miss_sum = 0;
-	task->miss_n = 0;
 }
 
 /*
@@ -693,7 +686,7 @@ static int thread_line_read(struct tracer *t, struct task *task, uint64_t *at)
 
 	if (!task->chans.n || !task->ring.base || clock_count(task, &count) < 0)
 		return -1;
-	*at = task->ring_cpu0 + count;
+	*at = task->line.cpu0 + count;
 	memset(t->thr_read, 0, task->chans.n * sizeof(*t->thr_read));
 	/* (unread, the samples keep the values last read: their increase is left to the next) */
 	return pmu_set_read_thread(t->o.pmus, task->tid, t->thr_read);
@@ -797,15 +790,9 @@ armed:
 	open_switches(t, task);
 	task->clock_perf = 1;
 	cputime_read(&task->cputime, &task->clock_cpu_ns, NULL);
-	task->ring_cpu0 = task->clock_cpu_ns; /* (its buffer's samples count from there) */
-	task->clock_offset = task->slew_from = 0;
+	/* (its buffer's samples count from there) */
+	clock_line_start(&task->line, task->clock_cpu_ns);
 	task->switch_owed = 0;
-	task->gap_reads = 0;
-	task->fit_at = task->drift_at = 0;
-	task->nr_drift_fits = 0;
-	task->drift = 0;
-	task->read_lag = 0;
-	misses_reset(task);
 	thread_line_start(t, task); /* where its buffer's samples start */
 	task->timer_state = TIMER_ARMED;
 	t->task_clock = 1;
@@ -844,212 +831,6 @@ static void tick_gap(struct task *task, uint64_t cpu)
 	task->tick_mean = task->tick_mean > 0 ? task->tick_mean * TICK_KEEP + gap * (1 - TICK_KEEP) :
 						gap;
 	task->tick_cpu = cpu;
-}
-
-/* A thread's CPU time less the count of its task clock (from the buffer's opening), as read. */
-static int64_t clock_gap(const struct task *task, uint64_t cpu, uint64_t count)
-{
-	return (int64_t)(cpu - task->ring_cpu0 - count);
-}
-
-/*
- * A thread's CPU time less its task clock's count at that count: clock_offset, or on the way
- * down to it from where it was last lowered (steal_follow(), clock_sync()), by one part in
- * SLEW_DIV of the count since. Brought down in one step, the line stood still while the count
- * ran on (beside the suite's other tests, 1.2-2.2 ms at a time, a few times a second), and a
- * per-thread counter read on the count (a channel's reading_line_at()) rose over a CPU delta
- * of a few microseconds or none: its rule, the increase times the sample's CPU time over its
- * CPU delta (formats/attrib.h), gave one sample 1,600 times its increase, and `--weight
- * task-clock` came to 1.2-1.4 s for 1 s of CPU time in 2 of 30 runs of `record -e
- * task-clock` beside them. Brought down this way, a sample's CPU delta is at least
- * (SLEW_DIV - 1) / SLEW_DIV of its count's, and the counter's total over the run is off by
- * about the drop itself.
- */
-#define SLEW_DIV 8
-
-/* clock_offset where its drift has brought it at a count (steal_follow()) */
-static int64_t drifted(const struct task *task, uint64_t count)
-{
-	if (task->drift <= 0 || count <= task->drift_at)
-		return task->clock_offset;
-	return task->clock_offset - (int64_t)(task->drift * (double)(count - task->drift_at));
-}
-
-static int64_t offset_at(const struct task *task, uint64_t count)
-{
-	int64_t to = drifted(task, count), from = task->slew_from;
-
-	if (count > task->slew_at && from > to) {
-		uint64_t fell = (count - task->slew_at) / SLEW_DIV;
-
-		from = fell >= (uint64_t)(from - to) ? to : from - (int64_t)fell;
-	}
-	return from > to ? from : to;
-}
-
-/* Set a thread's offset to `to` at its clock's count: up at once, down gradually (offset_at()). */
-static void offset_to(struct task *task, uint64_t count, int64_t to)
-{
-	int64_t now = offset_at(task, count);
-
-	task->slew_from = to < now ? now : to;
-	task->slew_at = count;
-	task->clock_offset = to;
-	task->drift_at = count;
-}
-
-/*
- * Where a thread's user time is sampled through a buffer of user mode alone, its task clock
- * and its CPU time part: the task clock runs ahead by what the scheduler does not count as the
- * thread's (0.5-1.3 % with the tracer's stops, 4.5 % in one run of `truth faults`, and all of
- * it in the kernel's part: its user steps matched the program's own clock). Its time in the
- * kernel is its CPU time less its user steps, so every time of its buffers is taken on the
- * CPU time's line: the count plus the difference read at its last stop (at each tick), or
- * that much of it went to its page faults' samples and took a point or two from the rest.
- * Down gradually too (offset_to()): the clock runs ahead of the CPU time at every
- * preemption, and in steps at each stop the line stood still.
- */
-static void clock_sync(struct task *task, uint64_t cpu, uint64_t count)
-{
-	offset_to(task, count, clock_gap(task, cpu, count));
-}
-
-/*
- * The CPU time a thread asleep now used that its task clock did not count, since that was
- * last looked at (and its buffers' counts from now on on the CPU time's line). The task clock
- * runs from the end of the kernel's switch to the thread to the start of its switch away, and
- * its CPU time from when the scheduler picks it: what it misses is the switches (on our VM,
- * where a switch of address space is costly, 20-40 us a sleep by the program's own account,
- * not timed directly), most of them the thread's wakings from its sleeps. A program that
- * works 0.3 ms and sleeps 0.7 ms used 2-10 % of its CPU time in nanosleep() by its own clock,
- * which the samples never saw; weighed by the task clock alone, that was left out of the
- * profile, and its working function came out 1.6-4.9 points high (perf's 1.6, from the same
- * blind spot). Read while the thread sleeps, both clocks are exact, but their difference is
- * the switches less the task clock's own lead while the thread ran (what the hypervisor
- * stole, which the CPU time leaves out, and part of each switch away: 0.02-0.7 % of a
- * CPU-bound thread's), which its work keeps (steal_follow() takes it back only where the
- * thread runs long enough for it to show). Kept in switch_owed and charged to the call it
- * sleeps in once it adds up to a period (take_thread()). A thread also sleeping brings there
- * the time of its switches back after preemptions (beside CPU hogs, a few hundred a second: up
- * to 1 % of its CPU time). Not with a buffer of user mode alone, whose clock the tracer's stops
- * at ticks set against the CPU time at each (clock_sync()): measured from there, the sleep's
- * call got 1.5 points too much in some runs, and the kernel's time is shared out by other
- * means there (fault_weight()).
- */
-static uint64_t switch_time(struct task *task, uint64_t cpu, uint64_t count)
-{
-	int64_t gap = clock_gap(task, cpu, count), grew = gap - offset_at(task, count);
-
-	if (grew <= 0)
-		return 0;
-	offset_to(task, count, gap);
-	task->fit_at = 0;
-	misses_reset(task);
-	return (uint64_t)grew;
-}
-
-/*
- * The task clock also runs ahead of the CPU time by what the hypervisor steals while the
- * thread runs, and by part of each switch away (it stops later than the CPU time does): on our
- * VM 0.02-0.1 % of a CPU-bound thread's time idle, 0.2-0.7 % under pperf beside a CPU hog,
- * 1.4 % in one idle run of 10 s. Left to that, the line of its CPU time (ring_time()) ran
- * ahead by as much, and the thread's total with it. Read while it runs, its CPU time is the
- * kernel's as of its last tick or switch (up to a tick behind), so the difference read is at
- * most the true one, and the most of STEAL_READS of them in a row is within tens of
- * microseconds of it. The line follows that most:
- * - at its rate: the lead grows steadily (0.5 % of the count for one of `truth bound`'s two
- *   threads here, 0.02 % for the other), and waiting for it to add up left the line a window
- *   or two behind, 1-3 ms at a thread's end, which no later read takes back (one CI run: the
- *   two threads 12 ms, 0.2 %, above the program's CPU clock). The offset falls at the least
- *   of the last TASK_DRIFT_FITS rates between such mosts (a step among them is no rate);
- * - down, where the most is STEAL_LEAST below the line, and within STEAL_QUICK_READS reads
- *   where the most of those is STEAL_QUICK below it (the lead also grows in steps of a few
- *   milliseconds, a few times a run: the hypervisor's pauses), and twice as far as a read
- *   lags the most of its STEAL_READS on average: a read lags by up to a tick, and by half of
- *   one on average where it finds the thread anywhere between two ticks, so reads that lag
- *   never bring it down at any HZ (here 0.02-0.04 ms for a thread that shares its CPU with
- *   the tracer, which each read finds just switched away, and 0.26-0.36 ms for the other);
- * - back up, where it fell at a rate and a read came out above it (the lead stopped
- *   growing): by STEAL_UP or more within STEAL_QUICK_READS reads, and then at no rate until
- *   it is learnt anew, or by less at the end of the STEAL_READS. A thread whose line is not
- *   falling at a rate is never brought up here: the difference grows by its switches, charged
- *   where it sleeps (switch_time()).
- * Down gradually (offset_at()).
- */
-#define STEAL_READS 64
-#define STEAL_LEAST 200000 /* ns */
-#define STEAL_UP 200000	   /* ns */
-#define STEAL_QUICK_READS 8
-#define STEAL_QUICK 1000000 /* ns */
-#define DRIFT_MOST 0.05
-
-static void steal_follow(struct task *task, uint64_t cpu, uint64_t count)
-{
-	int64_t gap = clock_gap(task, cpu, count), miss = gap - drifted(task, count);
-	double fell, least;
-
-	if (!task->gap_reads || gap > task->gap_seen) {
-		task->gap_seen = gap;
-		task->gap_seen_at = count;
-	}
-	if (miss > task->miss_seen)
-		task->miss_seen = miss;
-	if (miss > task->miss_quick)
-		task->miss_quick = miss;
-	task->miss_sum += miss;
-	task->miss_n++;
-	if (++task->gap_reads % STEAL_QUICK_READS == 0) {
-		miss = task->miss_quick;
-		task->miss_quick = INT64_MIN;
-		if ((miss > STEAL_UP && task->drift > 0) ||
-		    (task->read_lag && miss < -STEAL_QUICK && miss < -2 * task->read_lag)) {
-			offset_to(task, count, drifted(task, count) + miss);
-			misses_reset(task);
-			if (miss > 0) {
-				task->drift = 0;
-				task->nr_drift_fits = 0;
-				task->fit_at = 0;
-			}
-		}
-	}
-	if (task->gap_reads < STEAL_READS)
-		return;
-	task->gap_reads = 0;
-	miss = task->miss_seen;
-	if (task->miss_n >= STEAL_READS / 2) {
-		task->read_lag = miss - task->miss_sum / (int64_t)task->miss_n;
-		task->read_lag = task->read_lag > 0 ? task->read_lag : 1;
-	}
-	misses_reset(task);
-	if (miss > 0 && task->drift <= 0)
-		miss = 0;
-	if (task->fit_at && task->gap_seen_at > task->fit_at) {
-		fell = (double)(task->fit_gap - task->gap_seen) /
-		       (double)(task->gap_seen_at - task->fit_at);
-		fell = fell < 0 ? 0 : fell > DRIFT_MOST ? DRIFT_MOST : fell;
-		task->drift_fits[task->nr_drift_fits++ % TASK_DRIFT_FITS] = fell;
-		least = fell;
-		for (uint32_t i = 0; i < TASK_DRIFT_FITS && i < task->nr_drift_fits; i++)
-			if (task->drift_fits[i] < least)
-				least = task->drift_fits[i];
-		if (task->nr_drift_fits >= 2) {
-			/* (the line so far at the old drift, from here at the new one) */
-			offset_to(task, count, drifted(task, count));
-			task->drift = least;
-		}
-	}
-	task->fit_gap = task->gap_seen;
-	task->fit_at = task->gap_seen_at;
-	if (miss != INT64_MIN && (miss > 0 || miss < -STEAL_LEAST))
-		offset_to(task, count, drifted(task, count) + miss);
-}
-
-/* A count of a thread's buffers (its clock's, or the CPU time of a fault) as its CPU time. */
-static uint64_t ring_time(const struct task *task, uint64_t count)
-{
-	int64_t at = (int64_t)(task->ring_cpu0 + count) + offset_at(task, count);
-
-	return at > 0 ? (uint64_t)at : 0;
 }
 
 /*
@@ -1128,6 +909,7 @@ static void open_user_ring(struct tracer *t, struct task *task)
 {
 	uint32_t depth = t->o.call_graph == CALL_GRAPH_FP ? STACK_MAX_DEPTH : 0;
 	uint32_t copy = t->o.call_graph == CALL_GRAPH_DWARF ? t->o.stack_size : 0;
+	uint64_t cpu0;
 
 	task->clock_period = dithered(t);
 	if (perfclock_open_ring_user(task->tid, task->clock_period, depth, copy, &task->ring) < 0)
@@ -1147,14 +929,13 @@ static void open_user_ring(struct tracer *t, struct task *task)
 		perfclock_ring_close(&task->ring);
 		return;
 	}
-	cputime_read(&task->cputime, &task->ring_cpu0, NULL);
-	task->tick_cpu = task->user_cpu = task->ring_cpu0;
+	cputime_read(&task->cputime, &cpu0, NULL);
+	clock_line_start(&task->line, cpu0);
+	task->tick_cpu = task->user_cpu = cpu0;
 	task->tick_mean = 0;
 	task->ring_clock = task->fring_clock = 0;
 	task->ring_user = task->step_origin = 0;
 	task->kt_calls = task->kt_faults = task->ring_owed = 0;
-	task->clock_offset = task->slew_from = 0;
-	task->drift = 0;
 	task->kticks = 1;
 	thread_line_start(t, task);
 }
@@ -1179,7 +960,7 @@ static int call_tick(struct task *task)
 		return 1; /* (take_thread() reads it) */
 	cputime_read(&task->cputime, &cpu, NULL);
 	if (clock_count(task, &count) == 0)
-		clock_sync(task, cpu, count);
+		clock_line_sync(&task->line, cpu, count);
 	tick_gap(task, cpu);
 	return 0;
 }
@@ -1866,7 +1647,7 @@ static double ipi_sooner(const struct tracer *t, uint64_t took)
  */
 static uint64_t kernel_weight(struct task *task)
 {
-	uint64_t from = ring_time(task, task->ring.last_clock);
+	uint64_t from = clock_line_time(&task->line, task->ring.last_clock);
 	double span, w;
 
 	if (task->user_cpu > from)
@@ -1910,7 +1691,7 @@ static uint64_t kernel_weight(struct task *task)
 static uint64_t fault_weight(struct task *task, uint64_t faults_now)
 {
 	uint64_t cpu = task->cpu_ns > task->tick_cpu ? task->cpu_ns : task->tick_cpu;
-	double used = cpu > task->ring_cpu0 ? (double)(cpu - task->ring_cpu0) : 0;
+	double used = cpu > task->line.cpu0 ? (double)(cpu - task->line.cpu0) : 0;
 	double fault_ns = used - (double)task->ring_user - task->kt_calls;
 	double w = fault_ns - task->kt_faults;
 	int learnt = task->fault_count > 0;
@@ -2257,16 +2038,31 @@ static void take_thread(struct tracer *t, struct task *task)
 		uint64_t count;
 
 		if (clock_count(task, &count) == 0) {
-			line_at = task->ring_cpu0 + count;
-			/* (its CPU time itself, with a buffer of user mode alone: clock_sync()) */
+			line_at = task->line.cpu0 + count;
+			/*
+			 * With a buffer of user mode alone, its CPU time itself (set at each stop:
+			 * clock_line_sync()). Else the line: a thread asleep has its switches, which
+			 * its clock did not count, kept in switch_owed and charged to the call it
+			 * sleeps in once they add up to a period (below). A program that works 0.3 ms
+			 * and sleeps 0.7 ms used 2-10 % of its CPU time in nanosleep() by its own
+			 * clock; weighed by the task clock alone, that was left out of the profile,
+			 * and its working function came out 1.6-4.9 points high (perf's 1.6, from
+			 * the same blind spot). A thread also sleeping brings there the time of its
+			 * switches back after preemptions (beside CPU hogs, a few hundred a second: up
+			 * to 1 % of its CPU time). Not with a buffer of user mode alone, whose line
+			 * the stops at ticks set at each: measured from there, the sleep's call got
+			 * 1.5 points too much in some runs, and the kernel's time is shared out by
+			 * other means there (fault_weight()).
+			 */
 			if (task->kticks) {
-				clock_sync(task, task->cpu_ns, count);
+				clock_line_sync(&task->line, task->cpu_ns, count);
 			} else {
 				if (task->read_asleep)
-					task->switch_owed += switch_time(task, task->cpu_ns, count);
+					task->switch_owed += clock_line_switches(&task->line, task->cpu_ns,
+										    count);
 				else if (read)
-					steal_follow(task, task->cpu_ns, count);
-				task->cpu_ns = ring_time(task, count);
+					clock_line_follow(&task->line, task->cpu_ns, count);
+				task->cpu_ns = clock_line_time(&task->line, count);
 			}
 			if (task->cpu_ns < before)
 				task->cpu_ns = before;
@@ -2414,7 +2210,7 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 		uint64_t faults = rs->clock - task->fring_clock;
 
 		task->fring_clock = rs->clock;
-		cpu = ring_time(task, rs->running);
+		cpu = clock_line_time(&task->line, rs->running);
 		if (cpu > task->user_cpu)
 			task->user_cpu = cpu;
 		if (cpu < task->cpu_ns)
@@ -2441,7 +2237,7 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 	task->ring_clock = rs->clock;
 	task->fault_clean = 0; /* (user time since its last fault sample) */
 	/* never below what an earlier sample said (read at a stop a moment later) */
-	cpu = ring_time(task, rs->clock);
+	cpu = clock_line_time(&task->line, rs->clock);
 	if (cpu < task->cpu_ns)
 		cpu = task->cpu_ns;
 	task->cpu_ns = cpu;
@@ -2463,7 +2259,7 @@ take:
 		 * clock's sample before it) */
 		int64_t *v = t->thr_values + (size_t)n * task->chans.n;
 
-		if (reading_line_at(&task->chans, task->ring_cpu0 + task->ring_clock, v) == 0)
+		if (reading_line_at(&task->chans, task->line.cpu0 + task->ring_clock, v) == 0)
 			t->ts[n].values = v;
 	}
 	if (ring->stack_size && rs->nr_regs && rs->nr_regs <= USTACK_MAX_REGS) {

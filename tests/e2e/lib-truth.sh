@@ -89,7 +89,7 @@ shares() {
 		# between the program's account of the work alone and of the work with its sleeps.
 		# On the task clock with kernel-mode samples, the switches around the sleeps that
 		# the clock does not count are given to the call the thread sleeps in (tracer.c,
-		# switch_time()): the sleep call (nanosleep) gets 64-95 % of the program's account
+		# take_thread()): the sleep call (nanosleep) gets 64-95 % of the program's account
 		# of its sleeps, and the work at most 40 % of them over its own (--sleeps). What is
 		# left goes to the work, part of it the task clock's lead over the CPU time while
 		# the work ran (the hypervisor's steal and part of each switch away); the rest is not
