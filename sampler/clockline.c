@@ -62,11 +62,17 @@ uint64_t clock_line_time(const struct clock_line *l, uint64_t count)
 	return at > 0 ? (uint64_t)at : 0;
 }
 
-/* Set the offset to `to` at a count: up at once, down gradually (clock_line_offset()). */
+/*
+ * Set the offset to `to` at a count: up at once, down gradually (clock_line_offset()). What
+ * it was brought down by since it was last set from an exact read (lowered, with what its
+ * drift took) is what a later read may bring it back up by (clock_line_follow()).
+ */
 static void offset_to(struct clock_line *l, uint64_t count, int64_t to)
 {
-	int64_t now = clock_line_offset(l, count);
+	int64_t now = clock_line_offset(l, count), was = drifted(l, count);
 
+	l->lowered += l->offset - was + was - to;
+	l->lowered = l->lowered > 0 ? l->lowered : 0;
 	l->slew_from = to < now ? now : to;
 	l->slew_at = count;
 	l->offset = to;
@@ -85,6 +91,14 @@ static void offset_to(struct clock_line *l, uint64_t count, int64_t to)
 void clock_line_sync(struct clock_line *l, uint64_t cpu, uint64_t count)
 {
 	offset_to(l, count, clock_gap(l, cpu, count));
+	l->lowered = 0;
+}
+
+/* How far a read while the thread runs may bring the line up: by what it was brought down by
+ * since it was last set from an exact read, and no more (clock_line_follow()). */
+static int64_t raise_most(const struct clock_line *l, uint64_t count)
+{
+	return l->lowered + l->offset - drifted(l, count);
 }
 
 /*
@@ -104,6 +118,7 @@ uint64_t clock_line_switches(struct clock_line *l, uint64_t cpu, uint64_t count)
 	if (grew <= 0)
 		return 0;
 	offset_to(l, count, gap);
+	l->lowered = 0;
 	l->fit_at = 0;
 	misses_reset(l);
 	return (uint64_t)grew;
@@ -115,44 +130,66 @@ uint64_t clock_line_switches(struct clock_line *l, uint64_t cpu, uint64_t count)
  * VM 0.02-0.1 % of a CPU-bound thread's time idle, 0.2-0.7 % under pperf beside a CPU hog,
  * 1.4 % in one idle run of 10 s. Left to that, the line ran ahead by as much, and the thread's
  * total with it. Read while it runs, its CPU time is the kernel's as of its last tick or
- * switch (up to a tick behind), so the difference read is at most the true one, and the most
- * of STEAL_READS of them in a row is within tens of microseconds of it. The line follows that
- * most:
- * - at its rate: the lead grows steadily (0.5 % of the count for one of `truth bound`'s two
+ * switch (up to a tick behind; here 0.02-0.4 ms), so the difference read is at most the true
+ * one, and the most of STEAL_READS of them in a row (a window) is within a few hundredths of a
+ * tick of it. The line follows those mosts:
+ * - at the lead's rate: it grows steadily (0.5 % of the count for one of `truth bound`'s two
  *   threads here, 0.02 % for the other), and waiting for it to add up left the line a window
  *   or two behind, 1-3 ms at a thread's end, which no later read takes back (one CI run: the
- *   two threads 12 ms, 0.2 %, above the program's CPU clock). The offset falls at the least
- *   of the last CLOCK_LINE_FITS rates between such mosts (a step among them is no rate), at
- *   most DRIFT_MOST;
- * - down, where the most is STEAL_LEAST below the line, and within STEAL_QUICK_READS reads
- *   where the most of those is STEAL_QUICK below it (the lead also grows in steps of a few
- *   milliseconds, a few times a run: the hypervisor's pauses), and twice as far as a read
- *   lags the most of its STEAL_READS on average: a read lags by up to a tick, and by half of
- *   one on average where it finds the thread anywhere between two ticks, so reads that lag
- *   never bring it down at any HZ (here 0.02-0.04 ms for a thread that shares its CPU with
- *   the tracer, which each read finds just switched away, and 0.26-0.36 ms for the other);
- * - back up, where it fell at a rate and a read came out above it (the lead stopped
- *   growing): by STEAL_UP or more within STEAL_QUICK_READS reads, and then at no rate until
- *   it is learnt anew, or by less at the end of the STEAL_READS. A line not falling at a rate
- *   is never brought up here: the difference grows by the thread's switches, charged where it
- *   sleeps (clock_line_switches()).
+ *   two threads 12 ms, 0.2 %, above the program's CPU clock). The rate is the middle one of
+ *   the last CLOCK_LINE_FITS between the windows' mosts (a step among them is no rate; the
+ *   least of them, as before, fell short of the rate by the reads' noise), at most DRIFT_MOST,
+ *   and each window's most is the most above the line at its rate (the raw most of a window
+ *   is at its start, where the lead was least, and the rates between such came out 10 times
+ *   as noisy where reads lag by up to a tick: tests/unit/test-clockline.c);
+ * - down, where a window's most is STEAL_LEAST below the line and half as far as a read lags
+ *   the most on average (read_lag: half a tick where reads find the thread anywhere between
+ *   two ticks), over at least half a window of reads since the line was last set (the most of
+ *   a few reads lags as far as each may); and within STEAL_QUICK_READS reads where the most
+ *   of those is STEAL_QUICK below it and twice as far as read_lag (the lead also grows in
+ *   steps of a few milliseconds, a few times a run: the hypervisor's pauses). Reads that only
+ *   lag so never bring it down, at any HZ;
+ * - back up, where a read came out above it: by STEAL_UP or more within STEAL_QUICK_READS
+ *   reads where it falls at a rate, or by less at the end of a window, and never by more than
+ *   it was brought down by since it was last set from an exact read (raise_most()): the
+ *   difference also grows by the thread's switches, which are charged where it sleeps
+ *   (clock_line_switches()). Twice in a row by more than twice read_lag, the lead stopped
+ *   growing, and the rate is learnt anew (once: a step down went too far).
  * Down gradually (clock_line_offset()).
  */
 #define STEAL_READS 64
 #define STEAL_LEAST 200000 /* ns */
+#define STEAL_LAG_DIV 2
 #define STEAL_UP 200000	   /* ns */
 #define STEAL_QUICK_READS 8
 #define STEAL_QUICK 1000000 /* ns */
 #define DRIFT_MOST 0.05
 
+/* the middle of the last CLOCK_LINE_FITS rates (of two, the lesser) */
+static double rate_of(const struct clock_line *l)
+{
+	_Static_assert(CLOCK_LINE_FITS == 3, "the middle of three");
+	double a = l->fits[0], b = l->fits[1], c = l->fits[2];
+
+	if (l->nr_fits < CLOCK_LINE_FITS)
+		return a < b ? a : b;
+	if ((a <= b && b <= c) || (c <= b && b <= a))
+		return b;
+	if ((b <= a && a <= c) || (c <= a && a <= b))
+		return a;
+	return c;
+}
+
 void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 {
 	int64_t gap = clock_gap(l, cpu, count), miss = gap - drifted(l, count);
-	double fell, least;
+	double fell;
+	int enough;
 
-	if (!l->gap_reads || gap > l->gap_seen) {
+	if (!l->gap_reads || (double)gap + l->drift * (double)count > l->gap_seen_key) {
 		l->gap_seen = gap;
 		l->gap_seen_at = count;
+		l->gap_seen_key = (double)gap + l->drift * (double)count;
 	}
 	if (miss > l->miss_seen)
 		l->miss_seen = miss;
@@ -163,44 +200,51 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 	if (++l->gap_reads % STEAL_QUICK_READS == 0) {
 		miss = l->miss_quick;
 		l->miss_quick = INT64_MIN;
+		if (miss > STEAL_UP && l->drift > 0 && miss > raise_most(l, count))
+			miss = raise_most(l, count);
 		if ((miss > STEAL_UP && l->drift > 0) ||
 		    (l->read_lag && miss < -STEAL_QUICK && miss < -2 * l->read_lag)) {
 			offset_to(l, count, drifted(l, count) + miss);
 			misses_reset(l);
-			if (miss > 0) {
-				l->drift = 0;
-				l->nr_fits = 0;
-				l->fit_at = 0;
-			}
+		}
+		/* up twice in a row, and further than reads lag: the lead stopped growing (once:
+		 * a step down went too far; by less: the most of a few reads lagged less) */
+		l->raises = miss > STEAL_UP && miss > 2 * l->read_lag && l->drift > 0 ?
+				    l->raises + 1 : 0;
+		if (l->raises >= 2) {
+			l->drift = 0;
+			l->nr_fits = 0;
+			l->fit_at = 0;
+			l->raises = 0;
 		}
 	}
 	if (l->gap_reads < STEAL_READS)
 		return;
 	l->gap_reads = 0;
 	miss = l->miss_seen;
-	if (l->miss_n >= STEAL_READS / 2) {
+	enough = l->miss_n >= STEAL_READS / 2;
+	if (enough) {
 		l->read_lag = miss - l->miss_sum / (int64_t)l->miss_n;
 		l->read_lag = l->read_lag > 0 ? l->read_lag : 1;
 	}
 	misses_reset(l);
-	if (miss > 0 && l->drift <= 0)
-		miss = 0;
 	if (l->fit_at && l->gap_seen_at > l->fit_at) {
 		fell = (double)(l->fit_gap - l->gap_seen) / (double)(l->gap_seen_at - l->fit_at);
-		fell = fell < 0 ? 0 : fell > DRIFT_MOST ? DRIFT_MOST : fell;
+		fell = fell < -DRIFT_MOST ? -DRIFT_MOST : fell > DRIFT_MOST ? DRIFT_MOST : fell;
 		l->fits[l->nr_fits++ % CLOCK_LINE_FITS] = fell;
-		least = fell;
-		for (uint32_t i = 0; i < CLOCK_LINE_FITS && i < l->nr_fits; i++)
-			if (l->fits[i] < least)
-				least = l->fits[i];
 		if (l->nr_fits >= 2) {
 			/* (the line so far at the old drift, from here at the new one) */
 			offset_to(l, count, drifted(l, count));
-			l->drift = least;
+			l->drift = rate_of(l) > 0 ? rate_of(l) : 0;
 		}
 	}
 	l->fit_gap = l->gap_seen;
 	l->fit_at = l->gap_seen_at;
-	if (miss != INT64_MIN && (miss > 0 || miss < -STEAL_LEAST))
+	if (miss > 0 && miss > raise_most(l, count))
+		miss = raise_most(l, count);
+	/* (down only on enough reads since the line was last set: the most of a few lags as
+	 * far as each of them may) */
+	if (miss != INT64_MIN && (miss > 0 || (enough && miss < -STEAL_LEAST &&
+					       miss < -l->read_lag / STEAL_LAG_DIV)))
 		offset_to(l, count, drifted(l, count) + miss);
 }

@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-/* how many rates of the task clock's lead a line follows the least of */
+/* how many rates of the task clock's lead a line follows the middle one of */
 #define CLOCK_LINE_FITS 3
 
 struct clock_line {
@@ -29,10 +29,15 @@ struct clock_line {
 	/* where the offset was last brought down: from slew_from, at the count slew_at */
 	int64_t slew_from;
 	uint64_t slew_at;
-	/* the most of the clocks' difference over the reads while the thread ran since the last
-	 * window of them (gap_reads), and the count it was read at */
+	/* what it was brought down by since it was last set from an exact read (the CPU time of
+	 * a thread asleep or stopped), as of the offset's last setting */
+	int64_t lowered;
+	/* the clocks' difference read while the thread ran that was the most above the line at
+	 * its rate (key) over the reads since the last window of them (gap_reads), and the count
+	 * it was read at */
 	int64_t gap_seen;
 	uint64_t gap_seen_at;
+	double gap_seen_key;
 	uint32_t gap_reads;
 	/* the most of those reads less the line then, over the window and over the last few
 	 * (INT64_MIN: none since the offset was last set); their sum and number; how far a read
@@ -40,12 +45,13 @@ struct clock_line {
 	int64_t miss_seen, miss_quick, miss_sum;
 	uint32_t miss_n;
 	int64_t read_lag;
-	/* the last window's most and its count (fit_at 0: none since the line was last raised),
-	 * and the rates the difference fell at between the last few windows */
+	/* the last window's most and its count (fit_at 0: none since the line was last set from
+	 * an exact read), and the rates the difference fell at between the last few windows */
 	int64_t fit_gap;
 	uint64_t fit_at;
 	double fits[CLOCK_LINE_FITS];
 	uint32_t nr_fits;
+	uint32_t raises; /* checks of a few reads in a row that brought it up by much */
 };
 
 /* A line at its start: the CPU time cpu0 at the count 0, no offset. */
