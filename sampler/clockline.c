@@ -69,9 +69,9 @@ uint64_t clock_line_time(const struct clock_line *l, uint64_t count)
  */
 static void offset_to(struct clock_line *l, uint64_t count, int64_t to)
 {
-	int64_t now = clock_line_offset(l, count), was = drifted(l, count);
+	int64_t now = clock_line_offset(l, count);
 
-	l->lowered += l->offset - was + was - to;
+	l->lowered += l->offset - to; /* (what the drift took since, and the step) */
 	l->lowered = l->lowered > 0 ? l->lowered : 0;
 	l->slew_from = to < now ? now : to;
 	l->slew_at = count;
