@@ -43,7 +43,8 @@ static int64_t drifted(const struct clock_line *l, uint64_t count)
 	return l->offset - (int64_t)(l->drift * (double)(count - l->drift_at));
 }
 
-int64_t clock_line_offset(const struct clock_line *l, uint64_t count)
+/* The offset at a count (clock_line_time() less cpu0 and the count). */
+static int64_t clock_line_offset(const struct clock_line *l, uint64_t count)
 {
 	int64_t to = drifted(l, count), from = l->slew_from;
 
@@ -94,11 +95,13 @@ void clock_line_sync(struct clock_line *l, uint64_t cpu, uint64_t count)
 	l->lowered = 0;
 }
 
-/* How far a read while the thread runs may bring the line up: by what it was brought down by
- * since it was last set from an exact read, and no more (clock_line_follow()). */
-static int64_t raise_most(const struct clock_line *l, uint64_t count)
+/* A read's miss, up to how far a read while the thread runs may bring the line up: by what it
+ * was brought down by since it was last set from an exact read, and no more (at least 0). */
+static int64_t raise_capped(const struct clock_line *l, uint64_t count, int64_t miss)
 {
-	return l->lowered + l->offset - drifted(l, count);
+	int64_t most = l->lowered + l->offset - drifted(l, count);
+
+	return miss < most ? miss : most;
 }
 
 /*
@@ -151,7 +154,7 @@ uint64_t clock_line_switches(struct clock_line *l, uint64_t cpu, uint64_t count)
  *   lag so never bring it down, at any HZ;
  * - back up, where a read came out above it: by STEAL_UP or more within STEAL_QUICK_READS
  *   reads where it falls at a rate, or by less at the end of a window, and never by more than
- *   it was brought down by since it was last set from an exact read (raise_most()): the
+ *   it was brought down by since it was last set from an exact read (raise_capped()): the
  *   difference also grows by the thread's switches, which are charged where it sleeps
  *   (clock_line_switches()). Twice in a row by more than twice read_lag, the lead stopped
  *   growing, and the rate is learnt anew (once: a step down went too far).
@@ -200,8 +203,7 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 	if (++l->gap_reads % STEAL_QUICK_READS == 0) {
 		miss = l->miss_quick;
 		l->miss_quick = INT64_MIN;
-		if (miss > STEAL_UP && l->drift > 0 && miss > raise_most(l, count))
-			miss = raise_most(l, count);
+		miss = raise_capped(l, count, miss);
 		if ((miss > STEAL_UP && l->drift > 0) ||
 		    (l->read_lag && miss < -STEAL_QUICK && miss < -2 * l->read_lag)) {
 			offset_to(l, count, drifted(l, count) + miss);
@@ -230,18 +232,17 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 	misses_reset(l);
 	if (l->fit_at && l->gap_seen_at > l->fit_at) {
 		fell = (double)(l->fit_gap - l->gap_seen) / (double)(l->gap_seen_at - l->fit_at);
-		fell = fell < -DRIFT_MOST ? -DRIFT_MOST : fell > DRIFT_MOST ? DRIFT_MOST : fell;
+		fell = fell < 0 ? 0 : fell > DRIFT_MOST ? DRIFT_MOST : fell;
 		l->fits[l->nr_fits++ % CLOCK_LINE_FITS] = fell;
 		if (l->nr_fits >= 2) {
 			/* (the line so far at the old drift, from here at the new one) */
 			offset_to(l, count, drifted(l, count));
-			l->drift = rate_of(l) > 0 ? rate_of(l) : 0;
+			l->drift = rate_of(l);
 		}
 	}
 	l->fit_gap = l->gap_seen;
 	l->fit_at = l->gap_seen_at;
-	if (miss > 0 && miss > raise_most(l, count))
-		miss = raise_most(l, count);
+	miss = raise_capped(l, count, miss);
 	/* (down only on enough reads since the line was last set: the most of a few lags as
 	 * far as each of them may) */
 	if (miss != INT64_MIN && (miss > 0 || (enough && miss < -STEAL_LEAST &&

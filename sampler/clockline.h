@@ -60,9 +60,6 @@ void clock_line_start(struct clock_line *l, uint64_t cpu0);
 /* The CPU time at a count. */
 uint64_t clock_line_time(const struct clock_line *l, uint64_t count);
 
-/* The offset at a count (clock_line_time() less cpu0 and the count). */
-int64_t clock_line_offset(const struct clock_line *l, uint64_t count);
-
 /*
  * A read while the thread runs: its CPU time (the kernel's as of its last tick or switch, so
  * up to a tick behind) and its clock's count. The line follows the clock's lead, at its rate

@@ -294,8 +294,8 @@ static uint64_t read_regs_stack(const struct perfclock_ring *ring, uint64_t at, 
 /*
  * For the tests: a task clock's counts read ahead by PPERF_TEST_CLOCK_LEAD parts in a million
  * of them, as where the hypervisor steals that much of a thread's time (which the clock counts
- * and the thread's CPU time does not; the tracer follows it, sampler/clockline.c, clock_line_follow()), so that
- * what a steady lead does is tested on any machine.
+ * and the thread's CPU time does not; the tracer follows it, clockline.c,
+ * clock_line_follow()), so that what a steady lead does is tested on any machine.
  */
 static uint64_t test_lead(uint64_t count)
 {

@@ -2040,18 +2040,19 @@ static void take_thread(struct tracer *t, struct task *task)
 		if (clock_count(task, &count) == 0) {
 			line_at = task->line.cpu0 + count;
 			/*
-			 * With a buffer of user mode alone, its CPU time itself (set at each stop:
-			 * clock_line_sync()). Else the line: a thread asleep has its switches, which
-			 * its clock did not count, kept in switch_owed and charged to the call it
-			 * sleeps in once they add up to a period (below). A program that works 0.3 ms
-			 * and sleeps 0.7 ms used 2-10 % of its CPU time in nanosleep() by its own
-			 * clock; weighed by the task clock alone, that was left out of the profile,
-			 * and its working function came out 1.6-4.9 points high (perf's 1.6, from
-			 * the same blind spot). A thread also sleeping brings there the time of its
-			 * switches back after preemptions (beside CPU hogs, a few hundred a second: up
-			 * to 1 % of its CPU time). Not with a buffer of user mode alone, whose line
-			 * the stops at ticks set at each: measured from there, the sleep's call got
-			 * 1.5 points too much in some runs, and the kernel's time is shared out by
+			 * With a buffer of user mode alone, its CPU time itself (set at each
+			 * stop: clock_line_sync()). Else the line: a thread asleep has its
+			 * switches, which its clock did not count, kept in switch_owed and
+			 * charged to the call it sleeps in once they add up to a period (below).
+			 * A program that works 0.3 ms and sleeps 0.7 ms used 2-10 % of its CPU
+			 * time in nanosleep() by its own clock; weighed by the task clock alone,
+			 * that was left out of the profile, and its working function came out
+			 * 1.6-4.9 points high (perf's 1.6, from the same blind spot). A thread
+			 * also sleeping brings there the time of its switches back after
+			 * preemptions (beside CPU hogs, a few hundred a second: up to 1 % of its
+			 * CPU time). Not with a buffer of user mode alone, whose line the stops
+			 * at ticks set at each: measured from there, the sleep's call got 1.5
+			 * points too much in some runs, and the kernel's time is shared out by
 			 * other means there (fault_weight()).
 			 */
 			if (task->kticks) {

@@ -30,6 +30,11 @@ idle_cpus() {
 }
 # oncpu PROFILE: how many thread-samples stand for CPU time (the report's samples)
 oncpu() { "$PPERF" report --format csv --sort sym "$1" | awk -F, 'NR > 1 { n += $2 } END { print n + 0 }'; }
+# folded_weight FILE REGEX: the weight of the collapsed stacks in FILE that match REGEX, as a
+# whole number (mawk prints a sum past 2^31 as 3.48341e+09, which `[ -gt ]` refuses: one CI run
+# of stacks.sh, where the program's own CPU clock jumped by 3.3 s inside rec and the profile
+# with it)
+folded_weight() { awk -v p="$2" '{ w = $NF; $NF = ""; sub(/ $/, "") } $0 ~ p { s += w } END { printf "%.0f\n", s }' "$1"; }
 # stat_tol SHARE N: the tolerance of a share (%) estimated from N samples: 3 points, or 2.5
 # standard errors where that is more (a thread is sampled at its CPU clock's ticks, HZ a second)
 stat_tol() {

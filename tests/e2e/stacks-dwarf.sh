@@ -25,7 +25,7 @@ sort -t' ' -k2 -nr "$T/cp.folded" | head -6
 awk '{ w = $NF; all += w } /^_start;/ { whole += w } END { printf "whole stacks: %.1f%%\n", 100 * whole / all
 	exit !(whole >= 0.95 * all) }' "$T/cp.folded" || fail "stacks not unwound to _start"
 # weight PATTERN: the weight of the stacks ending with PATTERN after main;a;
-weight() { awk -v p="$1" '{ w = $NF; $NF = ""; sub(/ $/, "") } $0 ~ ("(^|;)main;a;" p "$") { s += w } END { printf "%.0f\n", s }' "$2"; }
+weight() { folded_weight "$2" "(^|;)main;a;$1\$"; }
 for p in "b;c" "d;c" "rec;rec;rec;rec;rec;rec;rec;rec;rec;spin" "via_ptr;spin"; do
 	[ "$(weight "$p" "$T/cp.folded")" -gt 0 ] || fail "no stack main;a;$p"
 done

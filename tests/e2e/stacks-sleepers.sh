@@ -12,8 +12,6 @@ if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 1 
 	skip "a switch is the kernel's: sleepers' stacks need kernel-mode perf events (root here)"
 fi
 fold() { "$PPERF" convert --to collapsed "$@" || fail "convert --to collapsed $*"; }
-# weight FILE REGEX: the folded weight of the stacks that match REGEX
-weight() { awk -v p="$2" '{ w = $NF; $NF = ""; sub(/ $/, "") } $0 ~ p { s += w } END { printf "%.0f\n", s }' "$1"; }
 ms() { awk -v w="$1" 'BEGIN { printf "%.0f", w / 1e6 }'; }
 
 # Frame pointers (-g): where the code at the PC keeps one, the whole chain; the C library's
@@ -25,14 +23,14 @@ awk '/^pperf: asleep/ { exit !($2 > 0 && $2 >= 0.95 * $4) }' "$T/err" ||
 	fail "-v: few sleepers with their stacks: $(grep '^pperf: asleep' "$T/err")"
 fold -i "$T/fp.data" --weight wall >"$T/fp.wall"
 sort -t' ' -k2 -nr "$T/fp.wall" | head -5
-full=$(weight "$T/fp.wall" '^start_thread;sleeper_raw;nap_raw$')
-bare=$(weight "$T/fp.wall" '^nap_raw$')
+full=$(folded_weight "$T/fp.wall" '^start_thread;sleeper_raw;nap_raw$')
+bare=$(folded_weight "$T/fp.wall" '^nap_raw$')
 echo "-g: nap_raw asleep under its callers $(ms "$full") ms, alone $(ms "$bare") ms (of a 2 s run)"
 # (asleep about 80 % of the run; alone: a thread on its way to sleep, or in the C library's
 # code without frame pointers)
 [ "$full" -ge 800000000 ] || fail "-g: nap_raw under start_thread;sleeper_raw for $(ms "$full") ms of wall time, not most of 2 s"
 [ "$full" -ge $((4 * bare)) ] || fail "-g: nap_raw without its callers for $(ms "$bare") ms, with them $(ms "$full")"
-long=$(weight "$T/fp.wall" '^start_thread;waiter;nap_raw$')
+long=$(folded_weight "$T/fp.wall" '^start_thread;waiter;nap_raw$')
 echo "-g: waiter's one sleep in nap_raw under its callers $(ms "$long") ms"
 [ "$long" -ge 1500000000 ] || fail "-g: waiter's sleep under start_thread;waiter for $(ms "$long") ms of wall time, not about 2 s"
 
@@ -44,8 +42,8 @@ for m in snapshot ticks; do
 	awk '/^pperf: asleep/ { exit !($2 > 0 && $2 >= 0.95 * $4) }' "$T/err" ||
 		fail "$m: few sleepers with their stacks: $(grep '^pperf: asleep' "$T/err")"
 	fold -i "$T/$m.data" --weight wall >"$T/$m.wall"
-	full=$(weight "$T/$m.wall" '^start_thread;sleeper_raw;nap_raw$')
-	long=$(weight "$T/$m.wall" '^start_thread;waiter;nap_raw$')
+	full=$(folded_weight "$T/$m.wall" '^start_thread;sleeper_raw;nap_raw$')
+	long=$(folded_weight "$T/$m.wall" '^start_thread;waiter;nap_raw$')
 	echo "$m -g: nap_raw under its callers $(ms "$full") ms, waiter's sleep $(ms "$long") ms (of a 1 s run)"
 	[ "$full" -ge 400000000 ] || fail "$m: nap_raw under start_thread;sleeper_raw for $(ms "$full") ms of wall time, not most of 1 s"
 	[ "$long" -ge 750000000 ] || fail "$m: waiter's sleep under its callers for $(ms "$long") ms of wall time, not about 1 s"
@@ -57,10 +55,10 @@ done
 fold -i "$T/dw.data" --weight wall >"$T/dw.wall"
 fold -i "$T/dw.data" >"$T/dw.cpu"
 sort -t' ' -k2 -nr "$T/dw.wall" | head -5
-libc=$(weight "$T/dw.wall" ';start_thread;sleeper_libc;nap_libc;.*nanosleep$')
-raw=$(weight "$T/dw.wall" ';start_thread;sleeper_raw;nap_raw$')
-long=$(weight "$T/dw.wall" ';start_thread;waiter;nap_raw$')
-join=$(weight "$T/dw.wall" '^_start;.*;main;.*pthread.*join.*')
+libc=$(folded_weight "$T/dw.wall" ';start_thread;sleeper_libc;nap_libc;.*nanosleep$')
+raw=$(folded_weight "$T/dw.wall" ';start_thread;sleeper_raw;nap_raw$')
+long=$(folded_weight "$T/dw.wall" ';start_thread;waiter;nap_raw$')
+join=$(folded_weight "$T/dw.wall" '^_start;.*;main;.*pthread.*join.*')
 echo "dwarf: asleep in nap_libc $(ms "$libc") ms, nap_raw $(ms "$raw") ms, waiter $(ms "$long") ms, main in pthread_join $(ms "$join") ms"
 [ "$libc" -ge 800000000 ] || fail "dwarf: nanosleep under sleeper_libc;nap_libc for $(ms "$libc") ms of wall time, not most of 2 s"
 [ "$raw" -ge 800000000 ] || fail "dwarf: nap_raw under sleeper_raw for $(ms "$raw") ms of wall time, not most of 2 s"
@@ -68,8 +66,8 @@ echo "dwarf: asleep in nap_libc $(ms "$libc") ms, nap_raw $(ms "$raw") ms, waite
 [ "$join" -ge 1500000000 ] || fail "dwarf: main in pthread_join for $(ms "$join") ms of wall time, not about 2 s"
 # The CPU time of the sleeps' switches is charged to the sleep call (README, How CPU time is
 # attributed): under its callers too.
-with=$(weight "$T/dw.cpu" 'nap_libc;.*nanosleep$')
-without=$(weight "$T/dw.cpu" '^[^;]*nanosleep$')
+with=$(folded_weight "$T/dw.cpu" 'nap_libc;.*nanosleep$')
+without=$(folded_weight "$T/dw.cpu" '^[^;]*nanosleep$')
 echo "dwarf, CPU time: nanosleep under nap_libc $(ms "$with") ms, alone $(ms "$without") ms"
 [ "$with" -gt 0 ] || fail "dwarf: no CPU time charged to nanosleep under nap_libc: $(grep nanosleep "$T/dw.cpu")"
 [ "$without" -le $((with / 10)) ] || fail "dwarf: nanosleep's CPU time without its callers: $(ms "$without") ms, with them $(ms "$with")"
@@ -83,9 +81,9 @@ for cg in -g "--call-graph dwarf" "-g signals"; do
 	env "${env[@]}" "$PPERF" record -q ${cg% signals} -o "$T/run.data" -- "$PROGS/callpaths" 1 \
 		>/dev/null || fail "record $cg callpaths: exit $?"
 	fold -i "$T/run.data" --weight wall >"$T/run.wall"
-	all=$(weight "$T/run.wall" '.')
-	bare=$(weight "$T/run.wall" '^(a|b|c|d|rec|spin|via_ptr|main)$')
-	under=$(weight "$T/run.wall" 'main;a;(b|d);c$')
+	all=$(folded_weight "$T/run.wall" '.')
+	bare=$(folded_weight "$T/run.wall" '^(a|b|c|d|rec|spin|via_ptr|main)$')
+	under=$(folded_weight "$T/run.wall" 'main;a;(b|d);c$')
 	echo "$cg: callpaths' wall time $(ms "$all") ms, c under main;a;b|d $(ms "$under") ms, without callers $(ms "$bare") ms"
 	[ "$under" -ge $((all / 2)) ] || fail "$cg: c under its callers for $(ms "$under") of $(ms "$all") ms of wall time"
 	# (at the signals there were up to 0.2 % more, 1.05 % under ASan, 1.3 % in a loaded run:

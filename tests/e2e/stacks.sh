@@ -14,10 +14,8 @@ n=$(oncpu "$T/cp.data")
 "$PPERF" convert --to collapsed -i "$T/cp.data" -o "$T/cp.folded" || fail "convert --to collapsed"
 cat "$T/own"
 sort -t' ' -k2 -nr "$T/cp.folded" | head -8
-# weight PATTERN: the folded weight of stacks ending with PATTERN after main;a; (printf: mawk
-# prints a sum past 2^31 as 3.48341e+09, which `[ -gt ]` refuses, as in one CI run where the
-# program's own CPU clock jumped by 3.3 s inside rec and the profile with it)
-weight() { awk -v p="$1" '{ w = $NF; $NF = ""; sub(/ $/, "") } $0 ~ ("(^|;)main;a;" p "$") { s += w } END { printf "%.0f\n", s }' "$T/cp.folded"; }
+# weight PATTERN: the folded weight of stacks ending with PATTERN after main;a;
+weight() { folded_weight "$T/cp.folded" "(^|;)main;a;$1\$"; }
 b=$(weight "b;c") d=$(weight "d;c") r=$(weight "rec;rec;rec;rec;rec;rec;rec;rec;rec;spin") p=$(weight "via_ptr;spin")
 for v in b d r p; do
 	[ "${!v}" -gt 0 ] || fail "no stack for path $v: $(head -5 "$T/cp.folded")"
@@ -67,15 +65,15 @@ expect_eq "bad --weight exit" $? 2
 # between two stops parted from the estimator's CPU weight on a loaded machine: 10-20 %.) A
 # channel charged to the wrong stacks would be off by its whole share. Beside a CPU hog per
 # CPU, as on a busy machine: there the line of a thread's CPU time came down against its clock
-# in steps of a millisecond or two (sampler/clockline.c, clock_line_offset()), and the counter's rule then gave
-# one sample up to 1,600 times its increase (the total 1.2-1.4 s for 1 s of CPU time in about
-# 1 run in 15). So no sample's CPU delta may be under half both its counter's increase and
+# in steps of a millisecond or two (sampler/clockline.c, clock_line_offset()), and the
+# counter's rule then gave one sample up to 1,600 times its increase (the total 1.2-1.4 s for
+# 1 s of CPU time in about 1 run in 15). So no sample's CPU delta may be under half both its counter's increase and
 # the CPU time it is charged, the rule's multiplier then over 2 where the counter ran as fast
 # (every run had 1-14 such samples before, none after; the readings' line alone can put a
 # sample's increase at twice its CPU delta, and the next one's at 0).
 # The same as nobody (where perf_event_paranoid is 2: user time through a buffer of user mode
-# alone, its line set against the CPU time at every stop, clock_line_sync()): there the line came
-# down at each stop, and every run beside the hogs had 48-76 such samples (6 runs: a;d;c 24.5
+# alone, its line set against the CPU time at every stop, clock_line_sync()): there the line
+# came down at each stop, and every run beside the hogs had 48-76 such samples (6 runs: a;d;c 24.5
 # to 58 % of task-clock where it had 39-41 % of the CPU time, task-clock 1.1-1.9 s for 1 s of
 # CPU time); after, none (its share within 0.4 points).
 chmod 755 "$T"
