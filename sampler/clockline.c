@@ -93,15 +93,7 @@ void clock_line_sync(struct clock_line *l, uint64_t cpu, uint64_t count)
 {
 	offset_to(l, count, clock_gap(l, cpu, count));
 	l->lowered = 0;
-}
-
-/* A read's miss, up to how far a read while the thread runs may bring the line up: by what it
- * was brought down by since it was last set from an exact read, and no more (at least 0). */
-static int64_t raise_capped(const struct clock_line *l, uint64_t count, int64_t miss)
-{
-	int64_t most = l->lowered + l->offset - drifted(l, count);
-
-	return miss < most ? miss : most;
+	l->free_reads = 0;
 }
 
 /*
@@ -122,6 +114,7 @@ uint64_t clock_line_switches(struct clock_line *l, uint64_t cpu, uint64_t count)
 		return 0;
 	offset_to(l, count, gap);
 	l->lowered = 0;
+	l->free_reads = 0;
 	l->fit_at = 0;
 	misses_reset(l);
 	return (uint64_t)grew;
@@ -157,7 +150,11 @@ uint64_t clock_line_switches(struct clock_line *l, uint64_t cpu, uint64_t count)
  *   it was brought down by since it was last set from an exact read (raise_capped()): the
  *   difference also grows by the thread's switches, which are charged where it sleeps
  *   (clock_line_switches()). Twice in a row by more than twice read_lag, the lead stopped
- *   growing, and the rate is learnt anew (once: a step down went too far).
+ *   growing, and the rate is learnt anew (once: a step down went too far). A thread read
+ *   running for a window since its last exact read has no sleeps to keep its switches for:
+ *   its line goes up as far as a read shows, within STEAL_QUICK_READS reads by STEAL_UP or
+ *   more whether or not it falls at a rate (where the switches cost more than the clock's
+ *   lead, the difference grows).
  * Down gradually (clock_line_offset()).
  */
 #define STEAL_READS 64
@@ -167,6 +164,25 @@ uint64_t clock_line_switches(struct clock_line *l, uint64_t cpu, uint64_t count)
 #define STEAL_QUICK_READS 8
 #define STEAL_QUICK 1000000 /* ns */
 #define DRIFT_MOST 0.05
+
+/*
+ * A read's miss, up to how far a read while the thread runs may bring the line up: by what it
+ * was brought down by since it was last set from an exact read, and no more (at least 0), so
+ * that a sleeper's switches are charged where it sleeps (clock_line_switches()). A thread that
+ * ran for STEAL_READS reads since then has no sleeps to keep them for, and the difference also
+ * grows by the switches to it after preemptions, which the clock misses: there, 20-40 us each,
+ * 100-250 of them a second beside CPU hogs, and where they cost more than the clock's lead
+ * gains (a CI machine, beside its hogs), a CPU-bound thread's line fell 5 ms behind its CPU
+ * time in 1.5 s and its total came out as much short; it follows them.
+ */
+static int64_t raise_capped(const struct clock_line *l, uint64_t count, int64_t miss)
+{
+	int64_t most = l->lowered + l->offset - drifted(l, count);
+
+	if (l->free_reads >= STEAL_READS)
+		return miss;
+	return miss < most ? miss : most;
+}
 
 /* the middle of the last CLOCK_LINE_FITS rates (of two, the lesser) */
 static double rate_of(const struct clock_line *l)
@@ -200,11 +216,13 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 		l->miss_quick = miss;
 	l->miss_sum += miss;
 	l->miss_n++;
+	if (l->free_reads < STEAL_READS)
+		l->free_reads++;
 	if (++l->gap_reads % STEAL_QUICK_READS == 0) {
 		miss = l->miss_quick;
 		l->miss_quick = INT64_MIN;
 		miss = raise_capped(l, count, miss);
-		if ((miss > STEAL_UP && l->drift > 0) ||
+		if ((miss > STEAL_UP && (l->drift > 0 || l->free_reads >= STEAL_READS)) ||
 		    (l->read_lag && miss < -STEAL_QUICK && miss < -2 * l->read_lag)) {
 			offset_to(l, count, drifted(l, count) + miss);
 			misses_reset(l);

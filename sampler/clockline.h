@@ -52,6 +52,7 @@ struct clock_line {
 	double fits[CLOCK_LINE_FITS];
 	uint32_t nr_fits;
 	uint32_t raises; /* checks of a few reads in a row that brought it up by much */
+	uint32_t free_reads; /* reads while it ran since the last exact read */
 };
 
 /* A line at its start: the CPU time cpu0 at the count 0, no offset. */

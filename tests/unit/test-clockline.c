@@ -162,6 +162,13 @@ int main(void)
 		{ "a lead of 2 % stopping at 4 s, reads up to 4 ms behind",
 		  { .span = 8e9, .lead_rate = 0.02, .stop_at = 4e9, .lag = 4 * MS },
 		  4.5e9, 3 * MS, 2 * MS },
+		/* a clock that falls behind (a preempted thread's switches to it, which the clock
+		 * misses, costing more than its lead gains): the line comes up with it */
+		{ "a clock 0.3 % behind, reads up to 0.4 ms behind",
+		  { .span = 6e9, .lead_rate = -0.003, .lag = 0.4 * MS }, 1e9, 0.75 * MS,
+		  0.75 * MS },
+		{ "a clock 0.3 % behind, reads up to 4 ms behind",
+		  { .span = 6e9, .lead_rate = -0.003, .lag = 4 * MS }, 1e9, 2 * MS, 2 * MS },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
