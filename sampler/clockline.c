@@ -7,6 +7,7 @@ static void misses_reset(struct clock_line *l)
 	l->miss_seen = l->miss_quick = INT64_MIN;
 	l->miss_sum = 0;
 	l->miss_n = 0;
+	l->quick_low = 0;
 }
 
 void clock_line_start(struct clock_line *l, uint64_t cpu0)
@@ -141,10 +142,12 @@ uint64_t clock_line_switches(struct clock_line *l, uint64_t cpu, uint64_t count)
  * - down, where a window's most is STEAL_LEAST below the line and half as far as a read lags
  *   the most on average (read_lag: half a tick where reads find the thread anywhere between
  *   two ticks), over at least half a window of reads since the line was last set (the most of
- *   a few reads lags as far as each may); and within STEAL_QUICK_READS reads where the most
- *   of those is STEAL_QUICK below it and twice as far as read_lag (the lead also grows in
- *   steps of a few milliseconds, a few times a run: the hypervisor's pauses). Reads that only
- *   lag so never bring it down, at any HZ;
+ *   a few reads lags as far as each may); and within 2 * STEAL_QUICK_READS reads where the
+ *   most of each STEAL_QUICK_READS of them is STEAL_QUICK below it and twice as far as
+ *   read_lag (the lead also grows in steps of a few milliseconds, a few times a run: the
+ *   hypervisor's pauses; beside CPU hogs, 8 reads in a row lagged 1-8 ms more than read_lag
+ *   said, a few times a run, and brought lines down wrongly). Reads that only lag so never
+ *   bring it down, at any HZ;
  * - back up, where a read came out above it: by STEAL_UP or more within STEAL_QUICK_READS
  *   reads where it falls at a rate, or by less at the end of a window, and never by more than
  *   it was brought down by since it was last set from an exact read (raise_capped()): the
@@ -203,7 +206,7 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 {
 	int64_t gap = clock_gap(l, cpu, count), miss = gap - drifted(l, count);
 	double fell;
-	int enough;
+	int enough, low;
 
 	if (!l->gap_reads || (double)gap + l->drift * (double)count > l->gap_seen_key) {
 		l->gap_seen = gap;
@@ -222,8 +225,16 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 		miss = l->miss_quick;
 		l->miss_quick = INT64_MIN;
 		miss = raise_capped(l, count, miss);
-		if ((miss > STEAL_UP && (l->drift > 0 || l->free_reads >= STEAL_READS)) ||
-		    (l->read_lag && miss < -STEAL_QUICK && miss < -2 * l->read_lag)) {
+		low = l->read_lag && miss < -STEAL_QUICK && miss < -2 * l->read_lag;
+		/* down only where two such checks in a row say so, to the higher of them: reads
+		 * that lag more than read_lag says come a few at a time, a step stays */
+		if (low && l->quick_low) {
+			miss = miss > l->quick_low ? miss : l->quick_low;
+		} else {
+			l->quick_low = low ? miss : 0;
+			low = 0;
+		}
+		if ((miss > STEAL_UP && (l->drift > 0 || l->free_reads >= STEAL_READS)) || low) {
 			offset_to(l, count, drifted(l, count) + miss);
 			misses_reset(l);
 		}

@@ -53,6 +53,7 @@ struct clock_line {
 	uint32_t nr_fits;
 	uint32_t raises; /* checks of a few reads in a row that brought it up by much */
 	uint32_t free_reads; /* reads while it ran since the last exact read */
+	int64_t quick_low; /* the last few reads' most below the line, for a step down (else 0) */
 };
 
 /* A line at its start: the CPU time cpu0 at the count 0, no offset. */

@@ -37,6 +37,9 @@ static double uniform(void)
  */
 struct sim {
 	double span, lead_rate, step, step_at, stop_at, lag;
+	/* and every burst_every ns of its clock, 8-12 reads in a row that each lag from half
+	 * burst_lag to burst_lag (reads that lag more than the others, a few at a time) */
+	double burst_every, burst_lag;
 };
 
 /* what the clock is ahead of the CPU time at a count */
@@ -59,8 +62,9 @@ static struct result run(const struct sim *s, double after)
 	struct clock_line l;
 	struct result r = { 0 };
 	const uint64_t cpu0 = 5000000;
-	double count = 0, err;
+	double count = 0, err, burst_at = s->burst_every, lag;
 	uint64_t last_time = 0;
+	int burst = 0;
 
 	clock_line_start(&l, cpu0);
 	while (count < s->span) {
@@ -76,7 +80,12 @@ static struct result run(const struct sim *s, double after)
 		}
 		count = next;
 		truth = (double)cpu0 + count - lead(s, count);
-		clock_line_follow(&l, (uint64_t)(truth - s->lag * uniform()), (uint64_t)count);
+		if (s->burst_every > 0 && count >= burst_at) {
+			burst = 8 + (int)(uniform() * 5);
+			burst_at += s->burst_every;
+		}
+		lag = burst-- > 0 ? s->burst_lag * (0.5 + 0.5 * uniform()) : s->lag * uniform();
+		clock_line_follow(&l, (uint64_t)(truth - lag), (uint64_t)count);
 		err = (double)clock_line_time(&l, (uint64_t)count) - truth;
 		if (count >= after && fabs(err) > fabs(r.worst_after))
 			r.worst_after = err;
@@ -162,6 +171,13 @@ int main(void)
 		{ "a lead of 2 % stopping at 4 s, reads up to 4 ms behind",
 		  { .span = 8e9, .lead_rate = 0.02, .stop_at = 4e9, .lag = 4 * MS },
 		  4.5e9, 3 * MS, 2 * MS },
+		/* reads that lag by more than the others, 8-12 in a row: no step */
+		{ "no lead, reads up to 0.4 ms behind, 8-12 of them 2-4 ms every 0.3 s",
+		  { .span = 6e9, .lag = 0.4 * MS, .burst_every = 0.3e9, .burst_lag = 4 * MS }, 1e9,
+		  0.5 * MS, 0.5 * MS },
+		{ "a lead of 0.5 %, reads as above, 8-12 of them 2-4 ms every 0.3 s",
+		  { .span = 6e9, .lead_rate = 0.005, .lag = 0.4 * MS, .burst_every = 0.3e9,
+		    .burst_lag = 4 * MS }, 2e9, 0.5 * MS, 0.5 * MS },
 		/* a clock that falls behind (a preempted thread's switches to it, which the clock
 		 * misses, costing more than its lead gains): the line comes up with it */
 		{ "a clock 0.3 % behind, reads up to 0.4 ms behind",
