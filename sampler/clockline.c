@@ -81,6 +81,14 @@ static void offset_to(struct clock_line *l, uint64_t count, int64_t to)
 	l->drift_at = count;
 }
 
+/* Set the offset from an exact read: nothing brought down since, no reads while it ran. */
+static void set_exact(struct clock_line *l, uint64_t count, int64_t to)
+{
+	offset_to(l, count, to);
+	l->lowered = 0;
+	l->free_reads = 0;
+}
+
 /*
  * With a buffer of user mode alone, the task clock and the CPU time part by the thread's time
  * in the kernel too (0.5-1.3 % with the tracer's stops, 4.5 % in one run of `truth faults`, all
@@ -92,9 +100,7 @@ static void offset_to(struct clock_line *l, uint64_t count, int64_t to)
  */
 void clock_line_sync(struct clock_line *l, uint64_t cpu, uint64_t count)
 {
-	offset_to(l, count, clock_gap(l, cpu, count));
-	l->lowered = 0;
-	l->free_reads = 0;
+	set_exact(l, count, clock_gap(l, cpu, count));
 }
 
 /*
@@ -113,9 +119,7 @@ uint64_t clock_line_switches(struct clock_line *l, uint64_t cpu, uint64_t count)
 
 	if (grew <= 0)
 		return 0;
-	offset_to(l, count, gap);
-	l->lowered = 0;
-	l->free_reads = 0;
+	set_exact(l, count, gap);
 	l->fit_at = 0;
 	misses_reset(l);
 	return (uint64_t)grew;
@@ -178,12 +182,18 @@ uint64_t clock_line_switches(struct clock_line *l, uint64_t cpu, uint64_t count)
  * gains (a CI machine, beside its hogs), a CPU-bound thread's line fell 5 ms behind its CPU
  * time in 1.5 s and its total came out as much short; it follows them.
  */
+static int line_free(const struct clock_line *l)
+{
+	return l->free_reads >= STEAL_READS;
+}
+
 static int64_t raise_capped(const struct clock_line *l, uint64_t count, int64_t miss)
 {
-	int64_t most = l->lowered + l->offset - drifted(l, count);
+	int64_t most;
 
-	if (l->free_reads >= STEAL_READS)
+	if (line_free(l))
 		return miss;
+	most = l->lowered + l->offset - drifted(l, count);
 	return miss < most ? miss : most;
 }
 
@@ -234,7 +244,7 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 			l->quick_low = low ? miss : 0;
 			low = 0;
 		}
-		if ((miss > STEAL_UP && (l->drift > 0 || l->free_reads >= STEAL_READS)) || low) {
+		if ((miss > STEAL_UP && (l->drift > 0 || line_free(l))) || low) {
 			offset_to(l, count, drifted(l, count) + miss);
 			misses_reset(l);
 		}

@@ -52,7 +52,7 @@ struct clock_line {
 	double fits[CLOCK_LINE_FITS];
 	uint32_t nr_fits;
 	uint32_t raises; /* checks of a few reads in a row that brought it up by much */
-	uint32_t free_reads; /* reads while it ran since the last exact read */
+	uint32_t free_reads; /* reads while it ran since it was last set from an exact read */
 	int64_t quick_low; /* the last few reads' most below the line, for a step down (else 0) */
 };
 

@@ -14,7 +14,7 @@
 # threads' totals within 0.15 % (and 2 ms) of the program's own CPU clock at its end (through
 # a buffer the line followed the task clock, which runs ahead: 0.02-0.7 % here, 1.4 % in one
 # run); beside the hogs 0.4-2.2 ms off in 3 s. Once more as root with the task clock made to run
-# 2 % ahead, for the line's following of it (below).
+# 2 % ahead, and beside the hogs 1 % behind, for the line's following of it (below).
 # serial: its CPU hogs would slow the other tests down.
 . "$(dirname "$0")/lib.sh"
 trap 'stop_hogs; rm -rf "$T"' EXIT

@@ -59,23 +59,23 @@ expect_eq "--call-graph bogus exit" $? 2
 expect_eq "bad --weight exit" $? 2
 # A channel as the weight: task-clock, the threads' CPU time counted by perf_event, weighs the
 # stacks as the CPU time does. Through the task clock's buffer (a channel's default as root)
-# each sample's count lies on the line between two reads of the thread's counters, over its
-# CPU time, so the two agree within a tenth of a point here (41.02/40.93, 40.87/40.82); held
-# to 5 % of the share. (In snapshots, as channels were sampled before, the channel's count
-# between two stops parted from the estimator's CPU weight on a loaded machine: 10-20 %.) A
-# channel charged to the wrong stacks would be off by its whole share. Beside a CPU hog per
-# CPU, as on a busy machine: there the line of a thread's CPU time came down against its clock
-# in steps of a millisecond or two (sampler/clockline.c, clock_line_offset()), and the
-# counter's rule then gave one sample up to 1,600 times its increase (the total 1.2-1.4 s for
-# 1 s of CPU time in about 1 run in 15). So no sample's CPU delta may be under half both its counter's increase and
-# the CPU time it is charged, the rule's multiplier then over 2 where the counter ran as fast
-# (every run had 1-14 such samples before, none after; the readings' line alone can put a
+# each sample's count lies on the line between two reads of the thread's counters, over its CPU
+# time, so the two agree within a tenth of a point here (41.02/40.93, 40.87/40.82); held to 5 %
+# of the share. (In snapshots, as channels were sampled before, the channel's count between two
+# stops parted from the estimator's CPU weight on a loaded machine: 10-20 %.) A channel charged
+# to the wrong stacks would be off by its whole share. Beside a CPU hog per CPU, as on a busy
+# machine: there the line of a thread's CPU time came down against its clock in steps of a
+# millisecond or two (sampler/clockline.c, clock_line_offset()), and the counter's rule then
+# gave one sample up to 1,600 times its increase (the total 1.2-1.4 s for 1 s of CPU time in
+# about 1 run in 15). So no sample's CPU delta may be under half both its counter's increase
+# and the CPU time it is charged, the rule's multiplier then over 2 where the counter ran as
+# fast (every run had 1-14 such samples before, none after; the readings' line alone can put a
 # sample's increase at twice its CPU delta, and the next one's at 0).
 # The same as nobody (where perf_event_paranoid is 2: user time through a buffer of user mode
 # alone, its line set against the CPU time at every stop, clock_line_sync()): there the line
-# came down at each stop, and every run beside the hogs had 48-76 such samples (6 runs: a;d;c 24.5
-# to 58 % of task-clock where it had 39-41 % of the CPU time, task-clock 1.1-1.9 s for 1 s of
-# CPU time); after, none (its share within 0.4 points).
+# came down at each stop, and every run beside the hogs had 48-76 such samples (6 runs: a;d;c
+# 24.5 to 58 % of task-clock where it had 39-41 % of the CPU time, task-clock 1.1-1.9 s for 1 s
+# of CPU time); after, none (its share within 0.4 points).
 chmod 755 "$T"
 cp "$PPERF" "$PROGS/callpaths" "$T/" && chmod 755 "$T/pperf" "$T/callpaths" || fail "copy"
 asuser=()
