@@ -1,11 +1,12 @@
 /* A thread's task clock against its CPU time (clockline.h). */
 #include "clockline.h"
 
+#include <math.h>
+
 /* Forget the reads since the offset was last set (clock_line_follow()). */
 static void misses_reset(struct clock_line *l)
 {
 	l->miss_seen = l->miss_quick = INT64_MIN;
-	l->miss_sum = 0;
 	l->miss_n = 0;
 	l->quick_low = 0;
 }
@@ -39,7 +40,7 @@ static int64_t clock_gap(const struct clock_line *l, uint64_t cpu, uint64_t coun
 /* the offset where its drift has brought it at a count (clock_line_follow()) */
 static int64_t drifted(const struct clock_line *l, uint64_t count)
 {
-	if (l->drift <= 0 || count <= l->drift_at)
+	if (l->drift == 0 || count <= l->drift_at)
 		return l->offset;
 	return l->offset - (int64_t)(l->drift * (double)(count - l->drift_at));
 }
@@ -81,12 +82,27 @@ static void offset_to(struct clock_line *l, uint64_t count, int64_t to)
 	l->drift_at = count;
 }
 
-/* Set the offset from an exact read: nothing brought down since, no reads while it ran. */
+/* Forget the lead's rate: learnt anew from the next windows (clock_line_follow()). */
+static void rate_forget(struct clock_line *l)
+{
+	l->drift = 0;
+	l->nr_fits = 0;
+	l->fit_at = 0;
+	l->key_n = 0; /* (the window's reads so far were at the rate) */
+}
+
+/*
+ * Set the offset from an exact read: nothing brought down since, no reads while it ran, and
+ * no rate that raises the line (a free line's, clock_line_follow()): a thread that sleeps has
+ * its switches charged where it sleeps, and its line comes up by nothing else.
+ */
 static void set_exact(struct clock_line *l, uint64_t count, int64_t to)
 {
 	offset_to(l, count, to);
 	l->lowered = 0;
 	l->free_reads = 0;
+	if (l->drift < 0)
+		rate_forget(l);
 }
 
 /*
@@ -161,7 +177,16 @@ uint64_t clock_line_switches(struct clock_line *l, uint64_t cpu, uint64_t count)
  *   running for a window since its last exact read has no sleeps to keep its switches for:
  *   its line goes up as far as a read shows, within STEAL_QUICK_READS reads by STEAL_UP or
  *   more whether or not it falls at a rate (where the switches cost more than the clock's
- *   lead, the difference grows).
+ *   lead, the difference grows);
+ * - and, for such a thread, up at the rate the difference grows (a negative drift), less
+ *   what two windows' mosts may differ by for their lag (read_lag / RISE_NOISE_DIV over
+ *   the two): by steps alone it stayed up to 1 ms below at 1 % (0.2 ms and what 8 reads add),
+ *   and as it went up every few reads, the reads' lag (then learnt from the misses since the
+ *   line was last moved) was never learnt, and a 5 ms step of the lead among it was not
+ *   followed for half a second. A line that rises is brought down where two checks of
+ *   STEAL_QUICK_READS reads in a row are STEAL_LEAST and read_lag below it, or a window's
+ *   most is, and its rate is then dropped (the clock stopped falling behind); it is dropped
+ *   at an exact read too (set_exact()), so that it never raises a sleeper's line.
  * Down gradually (clock_line_offset()).
  */
 #define STEAL_READS 64
@@ -171,6 +196,7 @@ uint64_t clock_line_switches(struct clock_line *l, uint64_t cpu, uint64_t count)
 #define STEAL_QUICK_READS 8
 #define STEAL_QUICK 1000000 /* ns */
 #define DRIFT_MOST 0.05
+#define RISE_NOISE_DIV 8
 
 /*
  * A read's miss, up to how far a read while the thread runs may bring the line up: by what it
@@ -197,14 +223,18 @@ static int64_t raise_capped(const struct clock_line *l, uint64_t count, int64_t 
 	return miss < most ? miss : most;
 }
 
-/* the middle of the last CLOCK_LINE_FITS rates (of two, the lesser) */
+/* the middle of the last CLOCK_LINE_FITS rates (of two, the nearer 0; none if they differ in
+ * sign) */
 static double rate_of(const struct clock_line *l)
 {
 	_Static_assert(CLOCK_LINE_FITS == 3, "the middle of three");
 	double a = l->fits[0], b = l->fits[1], c = l->fits[2];
 
-	if (l->nr_fits < CLOCK_LINE_FITS)
-		return a < b ? a : b;
+	if (l->nr_fits < CLOCK_LINE_FITS) {
+		if ((a < 0) != (b < 0))
+			return 0;
+		return (a < 0 ? a > b : a < b) ? a : b;
+	}
 	if ((a <= b && b <= c) || (c <= b && b <= a))
 		return b;
 	if ((b <= a && a <= c) || (c <= a && a <= b))
@@ -215,19 +245,21 @@ static double rate_of(const struct clock_line *l)
 void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 {
 	int64_t gap = clock_gap(l, cpu, count), miss = gap - drifted(l, count);
-	double fell;
+	double fell, span, key;
 	int enough, low;
 
-	if (!l->gap_reads || (double)gap + l->drift * (double)count > l->gap_seen_key) {
+	key = (double)gap + l->drift * (double)count;
+	if (!l->key_n || key > l->key_most) {
+		l->key_most = key;
 		l->gap_seen = gap;
 		l->gap_seen_at = count;
-		l->gap_seen_key = (double)gap + l->drift * (double)count;
 	}
+	l->key_sum = l->key_n ? l->key_sum + key : key;
+	l->key_n++;
 	if (miss > l->miss_seen)
 		l->miss_seen = miss;
 	if (miss > l->miss_quick)
 		l->miss_quick = miss;
-	l->miss_sum += miss;
 	l->miss_n++;
 	if (l->free_reads < STEAL_READS)
 		l->free_reads++;
@@ -235,27 +267,36 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 		miss = l->miss_quick;
 		l->miss_quick = INT64_MIN;
 		miss = raise_capped(l, count, miss);
-		low = l->read_lag && miss < -STEAL_QUICK && miss < -2 * l->read_lag;
+		/* (a line that rises at a rate: a lag past the reads' own on average) */
+		low = l->read_lag && (l->drift < 0 ? miss < -STEAL_LEAST && miss < -l->read_lag :
+					     miss < -STEAL_QUICK && miss < -2 * l->read_lag);
 		/* down only where two such checks in a row say so, to the higher of them: reads
 		 * that lag more than read_lag says come a few at a time, a step stays */
 		if (low && l->quick_low) {
-			miss = miss > l->quick_low ? miss : l->quick_low;
+			/* (the last check's, against the line as it stands: one that rises went
+			 * up since) */
+			int64_t last = l->quick_low;
+
+			if (l->drift < 0)
+				last += (int64_t)(l->drift * (double)(count - l->quick_low_at));
+			miss = miss > last ? miss : last;
 		} else {
 			l->quick_low = low ? miss : 0;
+			l->quick_low_at = count;
 			low = 0;
 		}
 		if ((miss > STEAL_UP && (l->drift > 0 || line_free(l))) || low) {
 			offset_to(l, count, drifted(l, count) + miss);
 			misses_reset(l);
+			if (low && l->drift < 0)
+				rate_forget(l); /* (it rose too fast: the clock stopped falling behind) */
 		}
 		/* up twice in a row, and further than reads lag: the lead stopped growing (once:
 		 * a step down went too far; by less: the most of a few reads lagged less) */
 		l->raises = miss > STEAL_UP && miss > 2 * l->read_lag && l->drift > 0 ?
 				    l->raises + 1 : 0;
 		if (l->raises >= 2) {
-			l->drift = 0;
-			l->nr_fits = 0;
-			l->fit_at = 0;
+			rate_forget(l);
 			l->raises = 0;
 		}
 	}
@@ -264,14 +305,21 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 	l->gap_reads = 0;
 	miss = l->miss_seen;
 	enough = l->miss_n >= STEAL_READS / 2;
-	if (enough) {
-		l->read_lag = miss - l->miss_sum / (int64_t)l->miss_n;
+	if (l->key_n >= STEAL_READS / 2) {
+		l->read_lag = (int64_t)(l->key_most - l->key_sum / l->key_n);
 		l->read_lag = l->read_lag > 0 ? l->read_lag : 1;
 	}
+	l->key_n = 0;
 	misses_reset(l);
 	if (l->fit_at && l->gap_seen_at > l->fit_at) {
-		fell = (double)(l->fit_gap - l->gap_seen) / (double)(l->gap_seen_at - l->fit_at);
-		fell = fell < 0 ? 0 : fell > DRIFT_MOST ? DRIFT_MOST : fell;
+		span = (double)(l->gap_seen_at - l->fit_at);
+		fell = (double)(l->fit_gap - l->gap_seen) / span;
+		/* (a rise: by what the two mosts' lags may differ less, 0 where that is not known
+		 * or the line not free) */
+		if (fell < 0)
+			fell = line_free(l) && l->read_lag ?
+				       fmin(fell + (double)l->read_lag / RISE_NOISE_DIV / span, 0) : 0;
+		fell = fell < -DRIFT_MOST ? -DRIFT_MOST : fell > DRIFT_MOST ? DRIFT_MOST : fell;
 		l->fits[l->nr_fits++ % CLOCK_LINE_FITS] = fell;
 		if (l->nr_fits >= 2) {
 			/* (the line so far at the old drift, from here at the new one) */
@@ -285,6 +333,9 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 	/* (down only on enough reads since the line was last set: the most of a few lags as
 	 * far as each of them may) */
 	if (miss != INT64_MIN && (miss > 0 || (enough && miss < -STEAL_LEAST &&
-					       miss < -l->read_lag / STEAL_LAG_DIV)))
+					       miss < -l->read_lag / STEAL_LAG_DIV))) {
 		offset_to(l, count, drifted(l, count) + miss);
+		if (miss < 0 && l->drift < 0)
+			rate_forget(l);
+	}
 }

@@ -32,17 +32,19 @@ struct clock_line {
 	/* what it was brought down by since it was last set from an exact read (the CPU time of
 	 * a thread asleep or stopped), as of the offset's last setting */
 	int64_t lowered;
-	/* the clocks' difference read while the thread ran that was the most above the line at
-	 * its rate (key) over the reads since the last window of them (gap_reads), and the count
-	 * it was read at */
+	/* the reads while the thread ran since the last window of them (gap_reads) */
+	uint32_t gap_reads;
+	/* of those, the ones since the window's start or the rate's drop, at the line's rate
+	 * (the clocks' difference plus the drift times the count: a key): their most, the key's
+	 * sum and number, and the difference and count of the most */
+	double key_most, key_sum;
+	uint32_t key_n;
 	int64_t gap_seen;
 	uint64_t gap_seen_at;
-	double gap_seen_key;
-	uint32_t gap_reads;
 	/* the most of those reads less the line then, over the window and over the last few
-	 * (INT64_MIN: none since the offset was last set); their sum and number; how far a read
-	 * lags their most on average (0: not known yet) */
-	int64_t miss_seen, miss_quick, miss_sum;
+	 * (INT64_MIN: none since the offset was last set), and their number; how far a read lags
+	 * the most on average, from the last window's keys (0: not known yet) */
+	int64_t miss_seen, miss_quick;
 	uint32_t miss_n;
 	int64_t read_lag;
 	/* the last window's most and its count (fit_at 0: none since the line was last set from
@@ -53,7 +55,8 @@ struct clock_line {
 	uint32_t nr_fits;
 	uint32_t raises; /* checks of a few reads in a row that brought it up by much */
 	uint32_t free_reads; /* reads while it ran since it was last set from an exact read */
-	int64_t quick_low; /* the last few reads' most below the line, for a step down (else 0) */
+	int64_t quick_low; /* the last few reads' most below the line, for a step down (else 0), */
+	uint64_t quick_low_at; /* and the count it was read at */
 };
 
 /* A line at its start: the CPU time cpu0 at the count 0, no offset. */
@@ -61,6 +64,15 @@ void clock_line_start(struct clock_line *l, uint64_t cpu0);
 
 /* The CPU time at a count. */
 uint64_t clock_line_time(const struct clock_line *l, uint64_t count);
+
+/*
+ * A count on the axis of the CPU time without the offset (cpu0 + count): where a thread's
+ * channel readings and its samples meet (readings.h), a place the offset's moves do not change.
+ */
+static inline uint64_t clock_line_raw(const struct clock_line *l, uint64_t count)
+{
+	return l->cpu0 + count;
+}
 
 /*
  * A read while the thread runs: its CPU time (the kernel's as of its last tick or switch, so

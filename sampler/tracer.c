@@ -686,7 +686,7 @@ static int thread_line_read(struct tracer *t, struct task *task, uint64_t *at)
 
 	if (!task->chans.n || !task->ring.base || clock_count(task, &count) < 0)
 		return -1;
-	*at = task->line.cpu0 + count;
+	*at = clock_line_raw(&task->line, count);
 	memset(t->thr_read, 0, task->chans.n * sizeof(*t->thr_read));
 	/* (unread, the samples keep the values last read: their increase is left to the next) */
 	return pmu_set_read_thread(t->o.pmus, task->tid, t->thr_read);
@@ -2038,7 +2038,7 @@ static void take_thread(struct tracer *t, struct task *task)
 		uint64_t count;
 
 		if (clock_count(task, &count) == 0) {
-			line_at = task->line.cpu0 + count;
+			line_at = clock_line_raw(&task->line, count);
 			/*
 			 * With a buffer of user mode alone, its CPU time itself (set at each
 			 * stop: clock_line_sync()). Else the line: a thread asleep has its
@@ -2260,7 +2260,7 @@ take:
 		 * clock's sample before it) */
 		int64_t *v = t->thr_values + (size_t)n * task->chans.n;
 
-		if (reading_line_at(&task->chans, task->line.cpu0 + task->ring_clock, v) == 0)
+		if (reading_line_at(&task->chans, clock_line_raw(&task->line, task->ring_clock), v) == 0)
 			t->ts[n].values = v;
 	}
 	if (ring->stack_size && rs->nr_regs && rs->nr_regs <= USTACK_MAX_REGS) {

@@ -179,12 +179,33 @@ int main(void)
 		  { .span = 6e9, .lead_rate = 0.005, .lag = 0.4 * MS, .burst_every = 0.3e9,
 		    .burst_lag = 4 * MS }, 2e9, 0.5 * MS, 0.5 * MS },
 		/* a clock that falls behind (a preempted thread's switches to it, which the clock
-		 * misses, costing more than its lead gains): the line comes up with it */
+		 * misses, costing more than its lead gains): the line comes up with it, at its
+		 * rate once learnt (before, by steps of 0.2 ms: 0.46 and 0.83 ms below on average
+		 * at 0.3 and 1 %; a step of the lead among it was never followed, 4.4 ms off, as
+		 * the reads' lag was never learnt where the line went up every few reads) */
 		{ "a clock 0.3 % behind, reads up to 0.4 ms behind",
-		  { .span = 6e9, .lead_rate = -0.003, .lag = 0.4 * MS }, 1e9, 0.75 * MS,
-		  0.75 * MS },
+		  { .span = 6e9, .lead_rate = -0.003, .lag = 0.4 * MS }, 1e9, 0.5 * MS,
+		  0.5 * MS },
 		{ "a clock 0.3 % behind, reads up to 4 ms behind",
 		  { .span = 6e9, .lead_rate = -0.003, .lag = 4 * MS }, 1e9, 2 * MS, 2 * MS },
+		{ "a clock 1 % behind, reads up to 0.4 ms behind",
+		  { .span = 6e9, .lead_rate = -0.01, .lag = 0.4 * MS }, 1e9, 0.75 * MS, 0.5 * MS },
+		{ "a clock 1 % behind, reads up to 4 ms behind",
+		  { .span = 6e9, .lead_rate = -0.01, .lag = 4 * MS }, 1e9, 2 * MS, 1.5 * MS },
+		/* (where it stops falling behind, the line rises on for two checks of 8 reads, 1 %
+		 * of 80 ms, and the rate is dropped; before, below by that much all along) */
+		{ "a clock 1 % behind stopping at 3 s, reads up to 0.4 ms behind",
+		  { .span = 6e9, .lead_rate = -0.01, .stop_at = 3e9, .lag = 0.4 * MS }, 1e9,
+		  1.5 * MS, 0.75 * MS },
+		{ "a clock 1 % behind stopping at 3 s, reads up to 4 ms behind",
+		  { .span = 6e9, .lead_rate = -0.01, .stop_at = 3e9, .lag = 4 * MS }, 1e9,
+		  3.5 * MS, 2 * MS },
+		{ "a clock 0.3 % behind, reads as above, 8-12 of them 2-4 ms every 0.3 s",
+		  { .span = 6e9, .lead_rate = -0.003, .lag = 0.4 * MS, .burst_every = 0.3e9,
+		    .burst_lag = 4 * MS }, 1e9, 0.75 * MS, 0.75 * MS },
+		{ "a step of 5 ms at 3 s, a clock 0.3 % behind, reads up to 0.4 ms behind",
+		  { .span = 6e9, .lead_rate = -0.003, .step = 5 * MS, .step_at = 3e9,
+		    .lag = 0.4 * MS }, 3.2e9, 0.75 * MS, 0.75 * MS },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
