@@ -288,8 +288,9 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 		if ((miss > STEAL_UP && (l->drift > 0 || line_free(l))) || low) {
 			offset_to(l, count, drifted(l, count) + miss);
 			misses_reset(l);
+			/* (a line that rose too fast: the clock stopped falling behind) */
 			if (low && l->drift < 0)
-				rate_forget(l); /* (it rose too fast: the clock stopped falling behind) */
+				rate_forget(l);
 		}
 		/* up twice in a row, and further than reads lag: the lead stopped growing (once:
 		 * a step down went too far; by less: the most of a few reads lagged less) */
@@ -316,9 +317,10 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 		fell = (double)(l->fit_gap - l->gap_seen) / span;
 		/* (a rise: by what the two mosts' lags may differ less, 0 where that is not known
 		 * or the line not free) */
-		if (fell < 0)
-			fell = line_free(l) && l->read_lag ?
-				       fmin(fell + (double)l->read_lag / RISE_NOISE_DIV / span, 0) : 0;
+		if (fell < 0 && line_free(l) && l->read_lag)
+			fell = fmin(fell + (double)l->read_lag / RISE_NOISE_DIV / span, 0);
+		else if (fell < 0)
+			fell = 0;
 		fell = fell < -DRIFT_MOST ? -DRIFT_MOST : fell > DRIFT_MOST ? DRIFT_MOST : fell;
 		l->fits[l->nr_fits++ % CLOCK_LINE_FITS] = fell;
 		if (l->nr_fits >= 2) {
