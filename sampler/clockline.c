@@ -65,23 +65,6 @@ uint64_t clock_line_time(const struct clock_line *l, uint64_t count)
 	return at > 0 ? (uint64_t)at : 0;
 }
 
-/*
- * Set the offset to `to` at a count: up at once, down gradually (clock_line_offset()). What
- * it was brought down by since it was last set from an exact read (lowered, with what its
- * drift took) is what a later read may bring it back up by (clock_line_follow()).
- */
-static void offset_to(struct clock_line *l, uint64_t count, int64_t to)
-{
-	int64_t now = clock_line_offset(l, count);
-
-	l->lowered += l->offset - to; /* (what the drift took since, and the step) */
-	l->lowered = l->lowered > 0 ? l->lowered : 0;
-	l->slew_from = to < now ? now : to;
-	l->slew_at = count;
-	l->offset = to;
-	l->drift_at = count;
-}
-
 /* Forget the lead's rate: learnt anew from the next windows (clock_line_follow()). */
 static void rate_forget(struct clock_line *l)
 {
@@ -89,6 +72,27 @@ static void rate_forget(struct clock_line *l)
 	l->nr_fits = 0;
 	l->fit_at = 0;
 	l->key_n = 0; /* (the window's reads so far were at the rate) */
+}
+
+/*
+ * Set the offset to `to` at a count: up at once, down gradually (clock_line_offset()). What
+ * it was brought down by since it was last set from an exact read (lowered, with what its
+ * drift took) is what a later read may bring it back up by (clock_line_follow()). A line that
+ * rises at a rate and is set below where the rate brought it rose too fast (the clock stopped
+ * falling behind): the rate is dropped.
+ */
+static void offset_to(struct clock_line *l, uint64_t count, int64_t to)
+{
+	int64_t now = clock_line_offset(l, count);
+
+	if (l->drift < 0 && to < drifted(l, count))
+		rate_forget(l);
+	l->lowered += l->offset - to; /* (what the drift took since, and the step) */
+	l->lowered = l->lowered > 0 ? l->lowered : 0;
+	l->slew_from = to < now ? now : to;
+	l->slew_at = count;
+	l->offset = to;
+	l->drift_at = count;
 }
 
 /*
@@ -185,8 +189,9 @@ uint64_t clock_line_switches(struct clock_line *l, uint64_t cpu, uint64_t count)
  *   line was last moved) was never learnt, and a 5 ms step of the lead among it was not
  *   followed for half a second. A line that rises is brought down where two checks of
  *   STEAL_QUICK_READS reads in a row are STEAL_LEAST and read_lag below it, or a window's
- *   most is, and its rate is then dropped (the clock stopped falling behind); it is dropped
- *   at an exact read too (set_exact()), so that it never raises a sleeper's line.
+ *   most is, and its rate is then dropped (offset_to(): the clock stopped falling behind);
+ *   it is dropped at an exact read too (set_exact()), so that it never raises a sleeper's
+ *   line.
  * Down gradually (clock_line_offset()).
  */
 #define STEAL_READS 64
@@ -230,11 +235,8 @@ static double rate_of(const struct clock_line *l)
 	_Static_assert(CLOCK_LINE_FITS == 3, "the middle of three");
 	double a = l->fits[0], b = l->fits[1], c = l->fits[2];
 
-	if (l->nr_fits < CLOCK_LINE_FITS) {
-		if ((a < 0) != (b < 0))
-			return 0;
-		return (a < 0 ? a > b : a < b) ? a : b;
-	}
+	if (l->nr_fits < CLOCK_LINE_FITS)
+		return (a < 0) != (b < 0) ? 0 : fabs(a) < fabs(b) ? a : b;
 	if ((a <= b && b <= c) || (c <= b && b <= a))
 		return b;
 	if ((b <= a && a <= c) || (c <= a && a <= b))
@@ -288,9 +290,6 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 		if ((miss > STEAL_UP && (l->drift > 0 || line_free(l))) || low) {
 			offset_to(l, count, drifted(l, count) + miss);
 			misses_reset(l);
-			/* (a line that rose too fast: the clock stopped falling behind) */
-			if (low && l->drift < 0)
-				rate_forget(l);
 		}
 		/* up twice in a row, and further than reads lag: the lead stopped growing (once:
 		 * a step down went too far; by less: the most of a few reads lagged less) */
@@ -335,9 +334,6 @@ void clock_line_follow(struct clock_line *l, uint64_t cpu, uint64_t count)
 	/* (down only on enough reads since the line was last set: the most of a few lags as
 	 * far as each of them may) */
 	if (miss != INT64_MIN && (miss > 0 || (enough && miss < -STEAL_LEAST &&
-					       miss < -l->read_lag / STEAL_LAG_DIV))) {
+					       miss < -l->read_lag / STEAL_LAG_DIV)))
 		offset_to(l, count, drifted(l, count) + miss);
-		if (miss < 0 && l->drift < 0)
-			rate_forget(l);
-	}
 }

@@ -2259,8 +2259,9 @@ take:
 		/* on the line of its clock's count (a page fault's sample: the count at the
 		 * clock's sample before it) */
 		int64_t *v = t->thr_values + (size_t)n * task->chans.n;
+		uint64_t at = clock_line_raw(&task->line, task->ring_clock);
 
-		if (reading_line_at(&task->chans, clock_line_raw(&task->line, task->ring_clock), v) == 0)
+		if (reading_line_at(&task->chans, at, v) == 0)
 			t->ts[n].values = v;
 	}
 	if (ring->stack_size && rs->nr_regs && rs->nr_regs <= USTACK_MAX_REGS) {

@@ -2,9 +2,10 @@
  * A thread's task clock against its CPU time (sampler/clockline.h), on simulated threads whose
  * true CPU time is known at every count, each case run 100 times with its own random reads:
  * the line must give that time however the clock's lead grows (steadily, in steps, not at all,
- * stopping), within a quarter of a millisecond where the reads of the CPU time lag as on our
- * VM (up to 0.4 ms), and within 1-3 ms where each lags anywhere up to a tick (4 ms at HZ=250,
- * 10 ms at HZ=100), once its rate is learnt; and the times it gives must never go back.
+ * stopping) or falls behind, within a quarter of a millisecond where the reads of the CPU time
+ * lag as on our VM (up to 0.4 ms), and within 1-3 ms where each lags anywhere up to a tick
+ * (4 ms at HZ=250, 10 ms at HZ=100), once its rate is learnt; and the times it gives must never
+ * go back.
  */
 #include <math.h>
 #include <stdint.h>
