@@ -105,6 +105,10 @@ struct task {
 	uint64_t user_cpu;    /* its CPU time at its last fault sample (in user mode before) */
 	double ring_owed;     /* user time of a step cut short, for its next sample */
 	double kt_calls, kt_faults;
+	/* its sleeps' kernel time so far, the level it counts from, and whether it was
+	 * stopped at a tick since it was last read asleep (sleep_kernel()) */
+	double kt_slept, kt_level;
+	int kt_ticked;
 	/* its task clock's count against its CPU time (tracer.c, take_thread()) */
 	struct clock_line line;
 	/* on the task clock: the CPU time of its switches its clock did not count, not yet

@@ -64,7 +64,8 @@ if [ ${#asuser[@]} -gt 0 ]; then
 	# -1.3 to +1.4 in 5 runs alone; the steps held between draws make the estimate spread
 	# more than the tolerance's independent samples)
 	[ $user_clock = 1 ] && check "as nobody: a loop in step with the period" --nobody -- loop 8 1000
-	check "as nobody: work 0.3 ms, sleep 0.7 ms" --nobody -- duty 6 300 700
+	check "as nobody: work 0.3 ms, sleep 0.7 ms" --nobody --sleeps -- duty 6 300 700
+	check "as nobody: work 0.3 ms, sleep 1.3 ms" --nobody --sleeps -- duty 8 300 1300
 	check "as nobody: page faults and munmap, then work" --nobody -- faults 4
 	check "as nobody: a long system call (munmap of 64 MiB), then work" --nobody -- munmap 4
 	# with a channel too (at paranoid 3 that is snapshots, which record-truth-modes.sh checks
@@ -169,7 +170,7 @@ if [ ${#asuser[@]} -gt 0 ] && [ $user_clock = 1 ]; then
 	# within 0.9)
 	check "as nobody: more threads than CPUs, beside $(nproc) CPU hogs" --nobody -- \
 		bound 8 $(($(nproc) * 2))
-	check "as nobody: work then sleep beside $(nproc) CPU hogs" --nobody -- duty 8 300 700
+	check "as nobody: work then sleep beside $(nproc) CPU hogs" --nobody --sleeps -- duty 8 300 700
 	check "as nobody: work 1 ms, sleep 1 ms (the sampling period) beside $(nproc) CPU hogs" \
 		--nobody -- duty 4 1000 1000
 	check "as nobody: page faults and munmap beside $(nproc) CPU hogs" --nobody -- faults 8
