@@ -111,8 +111,9 @@ struct task {
 	int kt_ticked;
 	/* its task clock's count against its CPU time (tracer.c, take_thread()) */
 	struct clock_line line;
-	/* on the task clock: the CPU time of its switches its clock did not count, not yet
-	 * charged to a call it slept in (tracer.c, take_thread()) */
+	/* on the task clock: the CPU time of its switches its clock did not count (with a
+	 * buffer of user mode alone, the kernel's time around its sleeps: sleep_kernel()), not
+	 * yet charged to a call it slept in (tracer.c, take_thread()) */
 	uint64_t switch_owed;
 	/* what a fault was taken to cost when its fault buffer's step was drawn, and what its
 	 * recent faults cost, as a decaying sum of their samples' time over one of their count
