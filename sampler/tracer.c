@@ -954,6 +954,15 @@ static double kernel_left(const struct task *task, uint64_t cpu)
 	return used - (double)task->ring_user - task->kt_calls - task->kt_faults - task->kt_slept;
 }
 
+/* Where what is left is not a sleep's: the level the sleeps count from rises to it. */
+static void kernel_level(struct task *task, uint64_t cpu)
+{
+	double left = kernel_left(task, cpu);
+
+	if (left > task->kt_level)
+		task->kt_level = left;
+}
+
 /*
  * A thread read asleep: what is left of the kernel's time over kt_level is its sleeps', the
  * calls it sleeps in and its switches away and back, which its buffer cannot see (the steps
@@ -979,8 +988,7 @@ static void sleep_kernel(struct task *task, uint64_t cpu)
 
 	if (task->kt_ticked) {
 		task->kt_ticked = 0;
-		if (k > 0)
-			task->kt_level += k;
+		kernel_level(task, cpu);
 		return;
 	}
 	if (k > 0) {
@@ -1001,7 +1009,6 @@ static int call_tick(struct task *task)
 	struct arch_regs regs;
 	struct arch_where w;
 	uint64_t cpu, count;
-	double left;
 
 	task->kt_ticked = 1; /* (sleep_kernel()) */
 	if (arch_get_regs(task->tid, &regs) < 0)
@@ -1013,9 +1020,7 @@ static int call_tick(struct task *task)
 	if (clock_count(task, &count) == 0)
 		clock_line_sync(&task->line, cpu, count);
 	tick_gap(task, cpu);
-	left = kernel_left(task, cpu); /* (not a sleep's: sleep_kernel()) */
-	if (left > task->kt_level)
-		task->kt_level = left;
+	kernel_level(task, cpu);
 	return 0;
 }
 
@@ -1746,9 +1751,7 @@ static uint64_t kernel_weight(struct task *task)
 static uint64_t fault_weight(struct task *task, uint64_t faults_now)
 {
 	uint64_t cpu = task->cpu_ns > task->tick_cpu ? task->cpu_ns : task->tick_cpu;
-	double used = cpu > task->line.cpu0 ? (double)(cpu - task->line.cpu0) : 0;
-	double fault_ns = used - (double)task->ring_user - task->kt_calls - task->kt_slept;
-	double w = fault_ns - task->kt_faults, drop;
+	double left = kernel_left(task, cpu), w = left, drop;
 	int learnt = task->fault_count > 0;
 	double most = (double)faults_now *
 		      (learnt ? task->fault_time / task->fault_count : FAULT_MAX_NS);
@@ -1758,8 +1761,8 @@ static uint64_t fault_weight(struct task *task, uint64_t faults_now)
 	if (w > most)
 		w = most;
 	/* (learnt, what is past the cost is kept for the samples after; else dropped) */
-	drop = learnt ? w : fault_ns - task->kt_faults;
-	task->kt_faults = learnt ? task->kt_faults + w : fault_ns;
+	drop = learnt ? w : left;
+	task->kt_faults += drop;
 	/* what is left fell by as much: the level the sleeps count from too (sleep_kernel()) */
 	task->kt_level = task->kt_level > drop ? task->kt_level - drop : 0;
 	return (uint64_t)(w + 0.5);

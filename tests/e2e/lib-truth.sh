@@ -98,7 +98,7 @@ shares() {
 		# explained yet (docs/benchmark.md). With a buffer of user mode alone (as nobody
 		# here), the sleep call gets what is left of the kernel's time where the thread is
 		# read asleep (tracer.c, sleep_kernel()), and is held alike: where it was left to
-		# the work, that came out 1.1-5.6 points high, the sleep call with 15-60 % of them.
+		# the work, that came out 0.5-10.7 points high, the sleep call with 2-76 % of them.
 		[ "$f" = hot ] && [ -n "$asleep" ] &&
 			hi=$(awk -v h="$own" -v s="$asleep" -v x="$exact" \
 				'BEGIN { printf "%.2f", h + (x ? 0.4 : 1) * s }')
