@@ -274,6 +274,11 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 			(unsigned long long)st->unseen_samples,
 			100.0 * (double)st->unseen_samples /
 				(double)(st->oncpu_samples + st->unseen_samples));
+	if (st->restops)
+		fprintf(stderr, "pperf: restopped   %12llu times a thread that stopped at a short system "
+			"call's end, where the interrupt may have come before the call: let go and "
+			"interrupted again\n",
+			(unsigned long long)st->restops);
 	fprintf(stderr, "pperf: CPU clocks  %12llu thread-samples at their steps (%llu threads timed: "
 		"%llu on the task clock, %llu of them through a buffer, %llu at CPU-clock timers' "
 		"ticks; %llu refused)\n",

@@ -55,7 +55,8 @@ struct task {
 	uint64_t pc, cpu_ns; /* as last read */
 	uint64_t last_delta; /* CPU time in the last sampled interval */
 	struct sched_counts sched; /* its scheduler counts at the sampling instant */
-	uint64_t asked_ns;   /* when it was interrupted for the current sample */
+	uint64_t asked_ns;   /* when it was interrupted for the current sample (last) */
+	uint32_t restops;    /* how often it was let go and interrupted again (restop()) */
 	uint64_t asked_cpu_ns; /* its CPU time then (as of its last scheduler tick) */
 	uint64_t stop_ns;    /* when its stop for the current sample was seen */
 	uint64_t mark;	     /* its time is accounted for up to here (see take_thread()) */

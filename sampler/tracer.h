@@ -46,6 +46,9 @@ struct tracer_stats {
 	/* snapshots' threads on a CPU at the instant whose place there is unknown: their CPU was
 	 * taken at a system call's end as the sampler got it late (task_weigh()) */
 	uint64_t unseen_samples;
+	/* snapshots' threads let go and interrupted again, stopped at a short call's end so
+	 * soon after the interrupt that they may have made the call after it (restop()) */
+	uint64_t restops;
 	uint64_t asleep_samples; /* thread-samples read asleep, without a stop */
 	uint64_t asleep_stacks;	 /* ... with call stacks: of them, with the stack they slept with */
 	uint64_t timer_samples;	 /* thread-samples taken at a stop for a CPU-clock timer */
