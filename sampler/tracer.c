@@ -42,6 +42,8 @@
 /* The histogram of interrupt delays: bins of 2 us, the last for all from 126 us on. */
 #define IPI_BIN_NS 2000
 #define IPI_BINS 64
+/* How many of those stops it takes to tell (fewer: about 10 us is taken, see ipi_sooner()). */
+#define IPI_LEAST 32
 /* The system call numbers whose sleepers are remembered (see task_weigh()). */
 #define SLEEP_CALLS 512
 /* A thread-sample of a thread that ended before its sample was written. */
@@ -1694,7 +1696,7 @@ static double ipi_sooner(const struct tracer *t, uint64_t took)
 {
 	uint64_t bin = took / IPI_BIN_NS, below = 0;
 
-	if (t->ipi_seen < 32) /* too few to tell yet: about 10 us, as on a VM */
+	if (t->ipi_seen < IPI_LEAST) /* too few to tell yet: about 10 us, as on a VM */
 		return 1 - exp(-(double)took / 10e3);
 	if (bin >= IPI_BINS - 1)
 		return 1;
@@ -1720,24 +1722,20 @@ static double ipi_sooner(const struct tracer *t, uint64_t took)
  */
 static int restop(struct tracer *t, struct task *task)
 {
-	struct arch_regs regs;
-	struct arch_where w;
 	struct sched_counts now;
 	struct call_exit call;
-	uint64_t ns, took;
+	uint64_t ns, took, fp, sp;
+	int ok;
 
 	if (t->o.cpu_clock != CPU_CLOCK_NONE || !t->sample_open || !task->waited ||
-	    task->restops >= RESTOPS || task->pending_sig || t->ipi_seen < 32 ||
+	    task->restops >= RESTOPS || task->pending_sig || t->ipi_seen < IPI_LEAST ||
 	    task->sched.switches == CPUTIME_NO_SWITCHES)
 		return 0;
 	took = now_ns() - task->asked_ns;
 	if (ipi_sooner(t, took / RESTOP_WAYS) >= 0.5)
 		return 0;
-	if (arch_get_regs(task->tid, &regs) < 0)
-		return 0;
-	arch_where(&regs, &w, NULL, NULL);
-	call = (struct call_exit){ .nr = w.call_nr, .ret = w.call_ret };
-	if (call.nr < 0 || interrupted_call(&call) ||
+	read_pc(task->tid, &ok, &fp, &sp, NULL, NULL, &call);
+	if (!ok || call.nr < 0 || interrupted_call(&call) ||
 	    (call.nr < SLEEP_CALLS && t->sleep_calls[call.nr]))
 		return 0;
 	if (cputime_read(&task->cputime, &ns, &now) < 0 || now.switches != task->sched.switches)
