@@ -53,8 +53,18 @@ for f in c spin; do
 	echo "$f: self $got % on the page, $want % in the report"
 done
 # every function of the report is a row, inclusive shares included: main holds (nearly) all
-# (the report's shares rounded as the page shows them, to two decimals)
-awk -F, 'NR > 1 && sprintf("%.2f", $1) != "0.00" { print $NF }' cp.csv | sort >want.names
+# (the report's shares rounded as the page shows them, to two decimals). Code without a
+# symbol is one row per address in the flat report ("[unknown] FILE+0xADDR") and one frame
+# per file on the page ("[FILE]", as call graphs name it): summed by file before the compare.
+awk -F, 'NR > 1 {
+		name = $NF
+		if (name ~ /^\[unknown\] .*\+0x[0-9a-f]+$/) {
+			sub(/^\[unknown\] /, "", name); sub(/\+0x[0-9a-f]+$/, "", name)
+			if (name !~ /^\[/) name = "[" name "]"
+		}
+		pct[name] += $1
+	}
+	END { for (n in pct) if (sprintf("%.2f", pct[n]) != "0.00") print n }' cp.csv | sort >want.names
 awk -F'\t' '$1 == "row" && $3 != "0.00%" { print $2 }' cp.out | sort >got.names
 cmp -s want.names got.names || fail "functions with self time: $(diff want.names got.names)"
 main=$(awk -F'\t' '$1 == "row" && $2 == "main" { sub(/%/, "", $4); print $4 }' cp.out)
