@@ -2,6 +2,7 @@
 #include "procfs.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,18 @@ int proc_read_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
 	if (p && sscanf(p + 6, "%d", ppid) == 1)
 		found++;
 	return found == 2 ? 0 : -1;
+}
+
+int proc_voluntary_switches(pid_t pid, pid_t tid, uint64_t *n)
+{
+	static const char key[] = "\nvoluntary_ctxt_switches:";
+	char path[64], buf[4096], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (read_text_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, key);
+	return p && sscanf(p + sizeof(key) - 1, "%" SCNu64, n) == 1 ? 0 : -1;
 }
 
 /* The value of the first "key : value" line of /proc/cpuinfo with that key. */

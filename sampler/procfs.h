@@ -62,6 +62,8 @@ int proc_thread_ended(pid_t tid);
 int proc_read_comm(pid_t pid, pid_t tid, char buf[16]);
 /* The thread group (process) id and parent process id of a task; -1 if gone. */
 int proc_read_ids(pid_t tid, pid_t *tgid, pid_t *ppid);
+/* How many times the thread gave up its CPU of itself (to sleep, or to stop); -1 if gone. */
+int proc_voluntary_switches(pid_t pid, pid_t tid, uint64_t *n);
 
 /* Fill the machine part of a profile's META (host, kernel, arch, CPU, memory). The strings
  * point to static storage. */

@@ -23,6 +23,10 @@ enum task_state {
 
 struct process;
 
+/* The reads of a thread asleep kept until its buffer's next sample (sleep_steps()): a few
+ * sleeps a sampling period, in a period of its CPU time. */
+#define SLEEP_POINTS 8
+
 /*
  * A call stack kept for a thread's later thread-samples (tracer.c, keep_stack()): the key it
  * is kept under (0: none kept), its frames (nr_regs 0), or its registers, stack pointer and
@@ -106,14 +110,24 @@ struct task {
 	uint64_t user_cpu;    /* its CPU time at its last fault sample (in user mode before) */
 	double ring_owed;     /* user time of a step cut short, for its next sample */
 	double kt_calls, kt_faults;
-	/* its sleeps' kernel time so far, the level it counts from, and whether it was
-	 * stopped at a tick since it was last read asleep (sleep_kernel()) */
-	double kt_slept, kt_level;
-	int kt_ticked;
+	/* its sleeps' kernel time so far, and what of it is still to be given (negative: taken
+	 * back from the next; sleep_steps()) */
+	double kt_slept, sleep_owed;
+	/* how long after its step's end its buffer's sample comes, on its clock (sleep_steps()) */
+	double step_late;
+	/* where it was read asleep since its buffer's last sample, on its task clock, the latest
+	 * last; the call it was last read asleep in, or -1 (call_tick()) */
+	uint64_t sleep_pts[SLEEP_POINTS];
+	uint32_t nr_sleep_pts;
+	long slept_call;
+	/* its sleeps read (distinct ones), and its stops and voluntary switches at the first;
+	 * how many sleeps one read stands for (sleep_point()) */
+	uint64_t sleeps_read, stops, stops0, switches0;
+	double sleep_ratio;
 	/* its task clock's count against its CPU time (tracer.c, take_thread()) */
 	struct clock_line line;
 	/* on the task clock: the CPU time of its switches its clock did not count (with a
-	 * buffer of user mode alone, the kernel's time around its sleeps: sleep_kernel()), not
+	 * buffer of user mode alone, the kernel's time around its sleeps: sleep_steps()), not
 	 * yet charged to a call it slept in (tracer.c, take_thread()) */
 	uint64_t switch_owed;
 	/* what a fault was taken to cost when its fault buffer's step was drawn, and what its

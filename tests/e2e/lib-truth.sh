@@ -96,8 +96,8 @@ shares() {
 		# left goes to the work, part of it the task clock's lead over the CPU time while
 		# the work ran (the hypervisor's steal and part of each switch away); the rest is not
 		# explained yet (docs/benchmark.md). With a buffer of user mode alone (as nobody
-		# here), the sleep call gets what is left of the kernel's time where the thread is
-		# read asleep (tracer.c, sleep_kernel()), and is held alike: where it was left to
+		# here), the sleep call gets the steps the buffer dropped next to where the thread
+		# was read asleep (tracer.c, sleep_steps()), and is held alike: where it was left to
 		# the work, that came out 0.5-10.7 points high, the sleep call with 2-76 % of them.
 		[ "$f" = hot ] && [ -n "$asleep" ] &&
 			hi=$(awk -v h="$own" -v s="$asleep" -v x="$exact" \
