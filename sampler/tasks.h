@@ -94,6 +94,9 @@ struct task {
 	uint64_t clock_period; /* its task clock's step to its next signal (ns) */
 	int clock_perf;	     /* its timer is (or is to be) the task clock, not a CPU-clock timer */
 	int signals_refused; /* ... and it could have neither its buffer nor its signals */
+	/* what -v has counted it in already (COUNTED_*: tracer.c, counted()), once a thread
+	 * however often its clock is made again (a thread caught blocking SIGTRAP) */
+	unsigned counted;
 	/*
 	 * Its user time sampled through a buffer of user mode alone (ring, perf_fd -1;
 	 * tracer_options.user_ring), and its time in the kernel at its CPU-clock ticks in system

@@ -743,6 +743,18 @@ static int open_clock_ring(struct tracer *t, struct task *task)
 		       r;
 }
 
+/* -v's counts of threads: one a thread, the first time (a thread caught blocking SIGTRAP
+ * has its clock made again once it unblocks it, and counted 24 threads of 21) */
+enum { COUNTED_RING = 1, COUNTED_CLOCK = 2, COUNTED_TIMER = 4, COUNTED_USER_RING = 8 };
+
+static int counted(struct task *task, unsigned what)
+{
+	unsigned was = task->counted & what;
+
+	task->counted |= what;
+	return was ? 0 : 1;
+}
+
 /*
  * Give a task the kernel's task clock as its timer (perfclock.h), where perf_event_open()
  * allows it: no call made inside the program, and instants at exact steps of its CPU time, not
@@ -764,7 +776,7 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 		task->perf_fd = task->ring.fd;
 		task->ring_clock = task->step_origin = 0;
 		task->ring_owed = 0;
-		t->st.ring_threads++;
+		t->st.ring_threads += counted(task, COUNTED_RING);
 		goto armed;
 	}
 	/* With signals, a thread is let go from it through a call made in it (disarm_timer()):
@@ -805,8 +817,8 @@ armed:
 	thread_line_start(t, task); /* where its buffer's samples start */
 	task->timer_state = TIMER_ARMED;
 	t->task_clock = 1;
-	t->st.task_clock_threads++;
-	t->st.timer_threads++;
+	t->st.task_clock_threads += counted(task, COUNTED_CLOCK);
+	t->st.timer_threads += counted(task, COUNTED_TIMER);
 	return 1;
 }
 
@@ -1161,8 +1173,9 @@ static int arm_timer(struct tracer *t, struct task *task)
 		return 1;
 	task->timer_id = id;
 	task->timer_state = TIMER_ARMED;
-	t->st.timer_threads++;
-	t->st.user_ring_threads += task->kticks != 0;
+	t->st.timer_threads += counted(task, COUNTED_TIMER);
+	if (task->kticks)
+		t->st.user_ring_threads += counted(task, COUNTED_USER_RING);
 	return reap_timers(t, task);
 }
 
