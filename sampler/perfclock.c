@@ -73,6 +73,11 @@ int perfclock_set_period(int fd, uint64_t period_ns)
 	return ioctl(fd, PERF_EVENT_IOC_PERIOD, &p) == 0 ? 0 : -errno;
 }
 
+int perfclock_disable(int fd)
+{
+	return ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) == 0 ? 0 : -errno;
+}
+
 /* The most entries of a kernel call chain: the PC and return addresses (the sysctl's default). */
 #define CHAIN_MAX 127
 

@@ -38,6 +38,10 @@ int perfclock_open(pid_t tid, uint64_t period_ns, uint64_t cookie);
  */
 int perfclock_set_period(int fd, uint64_t period_ns);
 
+/* Stop the event counting, where the thread is (no more samples, no more signals); a signal
+ * already on its way still comes. 0, or a negative errno. */
+int perfclock_disable(int fd);
+
 /* Whether the kernel would give this process such events (tried on itself): 0, or why not
  * (a negative errno). */
 int perfclock_usable(void);
