@@ -3310,8 +3310,10 @@ int tracer_attach(struct tracer *t, pid_t pid)
 
 			if (tid > 0 && !task_find(&t->tt, tid)) {
 				if (ptrace(PTRACE_SEIZE, tid, 0, (long)proc_ptrace_options(t)) < 0) {
-					if (errno == ESRCH && tid != pid)
+					if (errno == ESRCH && tid != pid) {
+						free(list[i]);
 						continue; /* ended meanwhile */
+					}
 					int err = errno;
 
 					for (int j = i; j < n; j++)
