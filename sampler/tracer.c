@@ -1039,8 +1039,9 @@ static void sleep_point(struct task *task, uint64_t count)
  * time alike: left to the per-thread scale, as perf's own task-clock:u leaves it, it went to
  * the code around the sleeps (`truth duty`'s work, 0.3 ms then a sleep of 0.7 or 1.3 ms,
  * 0.5-10.7 points too high; perf's +2.9 to +4.3); what of it passed its most at the ticks in
- * user mode went to the sleeps, on this machine 1.1 points too little to 2.3 too much, past
- * record-truth's bands in 13 runs of 25 (docs/benchmark.md).
+ * user mode went to the sleeps, on this machine 1.1 points too little to 3.3 too much (+1.0
+ * on average), past record-truth's bands in 17 runs of 36; counted here, -2.7 to +1.5 (-0.06),
+ * past them in 1 of 19 (docs/benchmark.md).
  * Here a dropped step counts for the sleep read next to where it ended. The kernel's timer
  * keeps to whole steps from one sample to the next (a sample comes step_late after its
  * step's end: 40-100 us on our VM, the interrupt's way), so the dropped ones ended at whole
