@@ -1029,6 +1029,10 @@ static void sleep_point(struct task *task, uint64_t count)
 #define SLEEP_BEFORE_NS 300000
 #define SLEEP_AFTER_NS 60000
 #define SLEEP_CONTROL_NS 100000
+/* How late a sample may come after its step's end, past three times the mean so far, and
+ * still be counted in that mean (later ones come after a step whose timer was stopped and
+ * started again at a switch) */
+#define STEP_LATE_SLACK_NS 100000
 
 /*
  * A user sample at count `at` of a thread whose buffer samples user mode alone: the steps it
@@ -1064,7 +1068,7 @@ static void sleep_steps(struct task *task, uint64_t at, uint64_t step)
 	if (step && at > o) {
 		double seen = (double)((at - o) % step);
 
-		if (seen < 3 * task->step_late + 100000)
+		if (seen < 3 * task->step_late + STEP_LATE_SLACK_NS)
 			task->step_late = task->step_late > 0 ? task->step_late * 0.97 + seen * 0.03 :
 								seen;
 		late = (uint64_t)task->step_late;
