@@ -5,12 +5,15 @@
 #include "../lib/util.h"
 #include "readings.h"
 
-void reading_line_init(struct reading_line *l, uint32_t n)
+void reading_line_init(struct reading_line *l, uint32_t n, const uint8_t *held)
 {
 	*l = (struct reading_line){ .n = n };
 	if (n) {
 		l->start = xcalloc(n, sizeof(*l->start));
 		l->end = xcalloc(n, sizeof(*l->end));
+		l->held = xcalloc(n, sizeof(*l->held));
+		if (held)
+			memcpy(l->held, held, n * sizeof(*held));
 	}
 }
 
@@ -18,6 +21,7 @@ void reading_line_release(struct reading_line *l)
 {
 	free(l->start);
 	free(l->end);
+	free(l->held);
 	*l = (struct reading_line){ 0 };
 }
 
@@ -59,6 +63,10 @@ int reading_line_at(const struct reading_line *l, uint64_t at, int64_t *out)
 		return 0;
 	}
 	for (uint32_t i = 0; i < l->n; i++) {
+		if (l->held[i]) {
+			out[i] = at - l->start_at <= l->end_at - at ? l->start[i] : l->end[i];
+			continue;
+		}
 		/* exact in 128 bits: a raw count times a span of nanoseconds passes 2^63 */
 		__int128 rise = (__int128)l->end[i] - l->start[i];
 

@@ -6,6 +6,9 @@
  * line that joins them: a system channel's over wall time, a thread's counters over its CPU
  * time. A consumer that charges a reading's increase to the sample it ends at (formats/attrib.h)
  * then charges each sample the part of the increase that its own stretch of time holds.
+ * A channel of readings at an instant (power, current: CHANNEL_INSTANT) is not drawn on the
+ * line: a sample gets the nearer of its two readings, a value the meter gave, as a sample
+ * taken at a stop gets the reading nearest its time.
  */
 #ifndef PPERF_READINGS_H
 #define PPERF_READINGS_H
@@ -17,10 +20,14 @@ struct reading_line {
 	int has_start, has_end;
 	uint64_t start_at, end_at; /* the instants of the two readings (ns of any one clock) */
 	int64_t *start, *end;	   /* n values each */
+	uint8_t *held;		   /* n flags: 1 for a channel of instant readings */
 };
 
-/* A line of n channels with neither reading yet (n may be 0: every call then does nothing). */
-void reading_line_init(struct reading_line *l, uint32_t n);
+/*
+ * A line of n channels with neither reading yet (n may be 0: every call then does nothing);
+ * held[i] (copied; NULL: none) is 1 where channel i's readings are instant ones.
+ */
+void reading_line_init(struct reading_line *l, uint32_t n, const uint8_t *held);
 void reading_line_release(struct reading_line *l);
 
 /* The readings last written, taken at `at`: the line's start. */
@@ -30,8 +37,8 @@ void reading_line_start(struct reading_line *l, uint64_t at, const int64_t *valu
 void reading_line_end(struct reading_line *l, uint64_t at, const int64_t *values);
 
 /*
- * The values at `at` into out: on the line between its two readings; the end's at or past the
- * end, or where there is no start; the start's at or before the start, or where there is no
+ * The values at `at` into out: on the line between its two readings (an instant channel: the
+ * nearer reading's); the end's at or past the end, or where there is no start; the start's at or before the start, or where there is no
  * end. 0, or -1 (out left alone) while the line has neither.
  */
 int reading_line_at(const struct reading_line *l, uint64_t at, int64_t *out);

@@ -135,6 +135,7 @@ struct tracer {
 	 * its own time), set in sys_values for write_sample() when `sys_given`; thr_read holds a
 	 * thread's per-thread channels as read, for its own line (task.chans) */
 	struct reading_line sys_line;
+	uint8_t *chan_held; /* per channel: 1 for instant readings (readings.h) */
 	int sys_given;
 	int64_t *thr_read;
 	int warned_timeout, warned_pmu, warned_timer;
@@ -384,7 +385,7 @@ static struct task *new_task(struct tracer *t, pid_t pid, pid_t tid, int how, pi
 	if (new_proc && how != PROCESS_STARTED)
 		read_maps(t, task->proc);
 	if (t->ring && t->o.pmus && pmu_set_has_thread_channels(t->o.pmus))
-		reading_line_init(&task->chans, t->o.pmus->nr_channels);
+		reading_line_init(&task->chans, t->o.pmus->nr_channels, t->chan_held);
 	if (t->o.pmus && pmu_set_thread_start(t->o.pmus, pid, tid) < 0 && !t->warned_pmu) {
 		warning("cannot count PMU events of thread %d: its values are left out", (int)tid);
 		t->warned_pmu = 1;
@@ -3058,7 +3059,10 @@ struct tracer *tracer_new(const struct tracer_options *opts)
 	if (t->o.pmus && t->o.pmus->nr_channels) {
 		t->sys_values = xcalloc(t->o.pmus->nr_channels, sizeof(int64_t));
 		t->thr_read = xcalloc(t->o.pmus->nr_channels, sizeof(int64_t));
-		reading_line_init(&t->sys_line, t->o.pmus->nr_channels);
+		t->chan_held = xcalloc(t->o.pmus->nr_channels, sizeof(*t->chan_held));
+		for (uint32_t i = 0; i < t->o.pmus->nr_channels; i++)
+			t->chan_held[i] = pmu_set_channel(t->o.pmus, i)->kind == CHANNEL_INSTANT;
+		reading_line_init(&t->sys_line, t->o.pmus->nr_channels, t->chan_held);
 	}
 
 	/* pperf's signals arrive through a signalfd; the program gets the original mask and
@@ -3554,6 +3558,7 @@ void tracer_free(struct tracer *t)
 	free(t->thr_values);
 	free(t->thr_read);
 	reading_line_release(&t->sys_line);
+	free(t->chan_held);
 	free(t->rs);
 	free(t->rs_frames);
 	free(t->rs_regs);

@@ -1,7 +1,8 @@
 /*
  * Channel readings between two reads (sampler/readings.h): the values at an instant on the line
  * between the start and the end, the end's where there is no start, the ends' past them, exact
- * for counts and spans whose product passes 2^63, rises and falls alike.
+ * for counts and spans whose product passes 2^63, rises and falls alike; an instant channel's
+ * value is one of its two readings, the nearer's.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -15,14 +16,14 @@ int main(void)
 	struct reading_line l;
 	int64_t a[2] = { 100, 1000 }, b[2] = { 300, 400 }, out[2] = { -1, -1 };
 
-	reading_line_init(&l, 2);
+	reading_line_init(&l, 2, NULL);
 	CHECK(reading_line_at(&l, 5, out) == -1 && out[0] == -1, "values with no reading");
 	/* no end: the start's values */
 	reading_line_start(&l, 10, a);
 	CHECK(reading_line_at(&l, 20, out) == 0 && out[0] == 100 && out[1] == 1000,
 	      "no end: %" PRId64 " %" PRId64, out[0], out[1]);
 	reading_line_release(&l);
-	reading_line_init(&l, 2);
+	reading_line_init(&l, 2, NULL);
 	/* no start: the end's values, wherever asked */
 	reading_line_end(&l, 2000, b);
 	CHECK(reading_line_at(&l, 1000, out) == 0 && out[0] == 300 && out[1] == 400,
@@ -72,9 +73,25 @@ int main(void)
 	      "start past the end: %" PRId64, out[0]);
 	reading_line_release(&l);
 	/* no channels: nothing to do */
-	reading_line_init(&l, 0);
+	reading_line_init(&l, 0, NULL);
 	reading_line_end(&l, 1, a);
 	CHECK(reading_line_at(&l, 1, out) == -1, "no channels");
 	reading_line_release(&l);
+	/* an instant channel (power) beside a counter (energy): a reading, the nearer one */
+	{
+		const uint8_t held[2] = { 0, 1 };
+		int64_t w1[2] = { 0, 1000 }, w3[2] = { 10, 3000 };
+
+		reading_line_init(&l, 2, held);
+		reading_line_start(&l, 1000, w1);
+		reading_line_end(&l, 2000, w3);
+		CHECK(reading_line_at(&l, 1400, out) == 0 && out[0] == 4 && out[1] == 1000,
+		      "instant, nearer the start: %" PRId64 " %" PRId64, out[0], out[1]);
+		CHECK(reading_line_at(&l, 1600, out) == 0 && out[0] == 6 && out[1] == 3000,
+		      "instant, nearer the end: %" PRId64 " %" PRId64, out[0], out[1]);
+		CHECK(reading_line_at(&l, 1500, out) == 0 && out[1] == 1000,
+		      "instant, halfway: %" PRId64, out[1]);
+		reading_line_release(&l);
+	}
 	return failures ? 1 : 0;
 }
