@@ -37,7 +37,11 @@ within "$(func cp.out c | cut -f2)" "$(share cp.csv c)" 0.001 || fail "c's toolt
 for f in main a b d rec via_ptr; do
 	[ -n "$(func cp.out $f)" ] || fail "no frame of $f"
 done
-within "$(func cp.out main | cut -f2)" 99.5 0.5 || fail "main's share: $(func cp.out main)"
+# main holds all the program's work (c and spin are called under it alone), and no more than
+# all (the rest is the dynamic loader's and libc's start and exit: 1 % of a short run under ASan)
+work=$(awk -v c="$(func cp.out c | cut -f1)" -v s="$(func cp.out spin | cut -f1)" 'BEGIN { print c + s }')
+awk -v m="$(func cp.out main | cut -f2)" -v w="$work" 'BEGIN { exit !(m != "" && m >= w - 0.01 && m <= 100.0001) }' ||
+	fail "main's share: $(func cp.out main), its work (c and spin) $work %"
 depth=$(awk -F'\t' '$1 == "frames" { print $4 }' cp.out)
 [ "$depth" -ge 13 ] || fail "the recursion rec x9 under a, main: depth $depth"
 echo "the call paths nest: main, a, b, d, rec (9 deep: depth $depth), via_ptr"

@@ -49,7 +49,10 @@ awk -F, 'NR > 1 { d = $1 < 0 ? -$1 : $1; if (NR > 2 && d > prev + 0.0001) { prin
 # A profile against itself: no change anywhere.
 "$PPERF" diff --format csv "$T/a.data" "$T/a.data" | awk -F, 'NR > 1 && $1 != "0.0000" { bad = 1 } END { exit bad }' ||
 	fail "a profile differs from itself"
-# --sort and the table.
-"$PPERF" diff --sort comm "$T/a.data" "$T/b.data" | grep -q ' exec-chain' || fail "diff --sort comm"
-"$PPERF" diff "$T/a.data" "$T/b.data" | grep -q "^# pperf diff: baseline '$T/a.data'" || fail "diff table"
+# --sort and the table (into files: under pipefail, a grep -q that quits at its match would
+# fail the pipe when the table's next write meets the closed pipe)
+"$PPERF" diff --sort comm "$T/a.data" "$T/b.data" >"$T/comm.txt" || fail "diff --sort comm: exit $?"
+grep -q ' exec-chain' "$T/comm.txt" || fail "diff --sort comm: $(head -5 "$T/comm.txt")"
+"$PPERF" diff "$T/a.data" "$T/b.data" >"$T/table.txt" || fail "diff table: exit $?"
+grep -q "^# pperf diff: baseline '$T/a.data'" "$T/table.txt" || fail "diff table: $(head -2 "$T/table.txt")"
 true
