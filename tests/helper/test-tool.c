@@ -554,7 +554,9 @@ static int cmd_where(const char *path, const char *log_path)
 }
 
 /* Facts for the tests to grep: "process PID ppid PPID how HOW exit STATUS exec PATH",
- * "thread PID TID samples N cpu NS comm NAME", "totals samples N", "truncated 0|1". */
+ * "thread PID TID samples N cpu NS comm NAME attributed NS start NS" (start: its CPU time when the
+ * recording first saw it, for the leader of a started program what ran before its exec),
+ * "totals samples N", "truncated 0|1". */
 static int cmd_summary(const char *path)
 {
 	struct profile_reader *r = open_or_die(path);
@@ -607,6 +609,7 @@ static int cmd_summary(const char *path)
 			memset(&thr[nthr], 0, sizeof(thr[nthr]));
 			thr[nthr].pid = rec.thread.pid;
 			thr[nthr].tid = rec.thread.tid;
+			thr[nthr].first_cpu = rec.thread.cpu_ns;
 			nthr++;
 			break;
 		case PROFILE_COMM:
@@ -644,9 +647,10 @@ static int cmd_summary(const char *path)
 		       procs[i].how, procs[i].exited ? procs[i].status : -1,
 		       procs[i].exe[0] ? procs[i].exe : "-");
 	for (size_t i = 0; i < nthr; i++)
-		printf("thread %u %u samples %" PRIu64 " cpu %" PRIu64 " comm %s attributed %.0f\n",
+		printf("thread %u %u samples %" PRIu64 " cpu %" PRIu64 " comm %s attributed %.0f start "
+		       "%" PRIu64 "\n",
 		       thr[i].pid, thr[i].tid, thr[i].samples, thr[i].cpu, thr[i].comm,
-		       thr[i].attributed);
+		       thr[i].attributed, thr[i].first_cpu);
 	printf("samples %" PRIu64 "\ntotals %" PRIu64 "\ntruncated %d\n", samples, total_samples,
 	       profile_reader_truncated(r));
 	profile_reader_close(r);
