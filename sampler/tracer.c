@@ -981,6 +981,10 @@ static double kernel_left(const struct task *task, uint64_t cpu)
 	return used - (double)task->ring_user - task->kt_calls - task->kt_faults - task->kt_slept;
 }
 
+/* The thread's status (its voluntary switches) is read at every this many sleeps read: the
+ * file costs the sampler 10-20 us a read */
+#define SLEEP_RATIO_EVERY 16
+
 /*
  * A thread read asleep, with a buffer of user mode alone: where, on its task clock (its count
  * stops as it goes to sleep), for the steps its buffer drops around the sleep (sleep_steps());
@@ -1000,9 +1004,8 @@ static void sleep_point(struct task *task, uint64_t count)
 		memmove(task->sleep_pts, task->sleep_pts + 1, --n * sizeof(task->sleep_pts[0]));
 	task->sleep_pts[n] = count;
 	task->nr_sleep_pts = n + 1;
-	/* (the status file costs the sampler 10-20 us a read: read at every 16th sleep read,
-	 * counted from the first one it could be read at) */
-	if (task->sleeps_read % 16 == 0) {
+	/* (counted from the first sleep read whose status could be read) */
+	if (task->sleeps_read % SLEEP_RATIO_EVERY == 0) {
 		if (proc_voluntary_switches(task->proc->pid, task->tid, &sw) < 0) {
 			if (!task->sleeps_read)
 				return;
@@ -1034,6 +1037,8 @@ static void sleep_point(struct task *task, uint64_t count)
  * still be counted in that mean (later ones come after a step whose timer was stopped and
  * started again at a switch) */
 #define STEP_LATE_SLACK_NS 100000
+/* step_late's decay: each sample's lateness weighs 3 % of the mean (about the last 30) */
+#define STEP_LATE_KEEP 0.97
 
 /*
  * A user sample at count `at` of a thread whose buffer samples user mode alone: the steps it
@@ -1073,8 +1078,10 @@ static void sleep_steps(struct task *task, uint64_t at, uint64_t step)
 		double seen = (double)((at - o) % step);
 
 		if (seen < 3 * task->step_late + STEP_LATE_SLACK_NS)
-			task->step_late = task->step_late > 0 ? task->step_late * 0.97 + seen * 0.03 :
-								seen;
+			task->step_late = task->step_late > 0 ?
+						  task->step_late * STEP_LATE_KEEP +
+							  seen * (1 - STEP_LATE_KEEP) :
+						  seen;
 		late = (uint64_t)task->step_late;
 		end = task->ring_clock > o + late ? task->ring_clock - late : o;
 		to = at > o + late ? at - late : o;
@@ -2476,8 +2483,9 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 	 * shares 2 points off after 1.5 s without the sampler). (A stop for a signal is another
 	 * matter: see task_weigh().)
 	 */
+	weight = rs->step ? rs->step : t->period_ns;
 	if (task->kticks)
-		sleep_steps(task, rs->clock, rs->step ? rs->step : t->period_ns);
+		sleep_steps(task, rs->clock, weight);
 	task->ring_clock = rs->clock;
 	task->fault_clean = 0; /* (user time since its last fault sample) */
 	/* never below what an earlier sample said (read at a stop a moment later) */
@@ -2485,7 +2493,6 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 	if (cpu < task->cpu_ns)
 		cpu = task->cpu_ns;
 	task->cpu_ns = cpu;
-	weight = rs->step ? rs->step : t->period_ns;
 	if (task->kticks)
 		task->ring_user += weight;
 	if (task->ring_owed > 0 && rs->clock > task->step_origin) {
