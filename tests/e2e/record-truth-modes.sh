@@ -21,7 +21,9 @@ trap 'stop_hogs; rm -rf "$T"' EXIT
 # longer -0.8 to -3.9. Let go and interrupted again (README, Limits, "What stopping a thread
 # cannot see"): -0.4 to +0.3 and 0.0 to +0.7 (4 runs). -v counts those.
 check "snapshots: one CPU-bound thread" --snapshot -- bound 8 1
-"$T/pperf" record -v --sampling snapshot -o /dev/null -- "$T/truth" bound 1 1 >/dev/null 2>"$T/err" ||
+# (2 s: under a heavy load outside the test, the stops come late and seldom within twice the
+# median way; 1 s once gave none)
+"$T/pperf" record -v --sampling snapshot -o /dev/null -- "$T/truth" bound 2 1 >/dev/null 2>"$T/err" ||
 	fail "record -v --sampling snapshot exited $?: $(cat "$T/err")"
 grep -Eq '^pperf: restopped +[1-9][0-9]* times' "$T/err" ||
 	fail "no thread stopped at a clock read's end was interrupted again: $(cat "$T/err")"
