@@ -38,8 +38,9 @@ void reading_line_end(struct reading_line *l, uint64_t at, const int64_t *values
 
 /*
  * The values at `at` into out: on the line between its two readings (an instant channel: the
- * nearer reading's); the end's at or past the end, or where there is no start; the start's at or before the start, or where there is no
- * end. 0, or -1 (out left alone) while the line has neither.
+ * nearer reading's); the end's at or past the end, or where there is no start; the start's at
+ * or before the start, or where there is no end. 0, or -1 (out left alone) while the line has
+ * neither.
  */
 int reading_line_at(const struct reading_line *l, uint64_t at, int64_t *out);
 

@@ -769,7 +769,7 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 	struct cputimer_status cs = { 0 };
 	int fd;
 
-	if (t->o.cpu_clock != CPU_CLOCK_EXACT || t->task_clock < 0)
+	if (t->o.cpu_clock != CPU_CLOCK_EXACT || t->task_clock < 0 || t->detaching)
 		return 0;
 	/* samples in a buffer: no signal, nothing made in the thread (each of its samples
 	 * stands for the step in force) */
@@ -834,7 +834,7 @@ armed:
 static void unblocked(struct tracer *t, struct task *task)
 {
 	task->timer_state = TIMER_WANTED;
-	if (task->clock_perf && !t->detaching)
+	if (task->clock_perf)
 		arm_task_clock(t, task);
 }
 
@@ -1005,21 +1005,21 @@ static void sleep_point(struct task *task, uint64_t count)
 	task->sleep_pts[n] = count;
 	task->nr_sleep_pts = n + 1;
 	/* (counted from the first sleep read whose status could be read) */
-	if (task->sleeps_read % SLEEP_RATIO_EVERY == 0) {
-		if (proc_voluntary_switches(task->proc->pid, task->tid, &sw) < 0) {
-			if (!task->sleeps_read)
-				return;
-		} else if (!task->sleeps_read) {
-			task->switches0 = sw;
-			task->stops0 = task->stops;
-		} else {
-			double slept = (double)(sw - task->switches0) -
-				       (double)(task->stops - task->stops0);
+	if (task->sleeps_read % SLEEP_RATIO_EVERY ||
+	    proc_voluntary_switches(task->proc->pid, task->tid, &sw) < 0) {
+		if (task->sleeps_read)
+			task->sleeps_read++;
+		return;
+	}
+	if (!task->sleeps_read) {
+		task->switches0 = sw;
+		task->stops0 = task->stops;
+	} else {
+		double slept = (double)(sw - task->switches0) - (double)(task->stops - task->stops0);
 
-			task->sleep_ratio = slept / (double)task->sleeps_read;
-			if (task->sleep_ratio < 1)
-				task->sleep_ratio = 1;
-		}
+		task->sleep_ratio = slept / (double)task->sleeps_read;
+		if (task->sleep_ratio < 1)
+			task->sleep_ratio = 1;
 	}
 	task->sleeps_read++;
 }
@@ -1152,6 +1152,8 @@ static int arm_timer(struct tracer *t, struct task *task)
 	struct inject_extra ex = { 0 };
 	int id;
 
+	if (t->detaching)
+		return 0; /* (detach_all(): no timer any more) */
 	if (arm_task_clock(t, task))
 		return 0;
 	task->clock_perf = 0;
@@ -1468,8 +1470,7 @@ static void handle_status(struct tracer *t, pid_t tid, int status)
 		 * it fell asleep). */
 		if (call_restart(task->proc->pid, tid, 0, slept_call(task)) < 0)
 			return; /* gone: its exit is on its way */
-		if (task->timer_state == TIMER_WANTED && !task->exiting && !t->detaching &&
-		    arm_timer(t, task))
+		if (task->timer_state == TIMER_WANTED && !task->exiting && arm_timer(t, task))
 			return;
 		if (task->timer_state == TIMER_UNARM) {
 			if (disarm_timer(t, task))
