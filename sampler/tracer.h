@@ -49,6 +49,9 @@ struct tracer_stats {
 	/* snapshots' threads let go and interrupted again, stopped at a short call's end so
 	 * soon after the interrupt that they may have made the call after it (restop()) */
 	uint64_t restops;
+	/* snapshots' observations of threads let go from a call's end where they had stood for
+	 * no CPU time, weighed 0 (unanchor()) */
+	uint64_t anchored_samples;
 	uint64_t asleep_samples; /* thread-samples read asleep, without a stop */
 	uint64_t asleep_stacks;	 /* ... with call stacks: of them, with the stack they slept with */
 	uint64_t timer_samples;	 /* thread-samples taken at a stop for a CPU-clock timer */
