@@ -279,11 +279,11 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 			"call's end, where the interrupt may have come before the call: let go and "
 			"interrupted again\n",
 			(unsigned long long)st->restops);
-	if (st->anchored_samples)
+	if (st->after_call_samples)
 		fprintf(stderr, "pperf: after calls %12llu thread-samples on a CPU weighed 0: their threads "
 			"were let go from a system call's end where they stood for no CPU time, so "
 			"they were found right after that call too often (README, Limits)\n",
-			(unsigned long long)st->anchored_samples);
+			(unsigned long long)st->after_call_samples);
 	fprintf(stderr, "pperf: CPU clocks  %12llu thread-samples at their steps (%llu threads timed: "
 		"%llu on the task clock, %llu of them through a buffer, %llu at CPU-clock timers' "
 		"ticks; %llu refused)\n",

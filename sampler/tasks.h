@@ -65,8 +65,8 @@ struct task {
 	uint64_t stop_ns;    /* when its stop for the current sample was seen */
 	uint64_t mark;	     /* its time is accounted for up to here (see take_thread()) */
 	/* its last stop for a snapshot, at a system call's end, stood for no CPU time: it was let
-	 * go from that call's end (see unanchor()) */
-	int left_call;
+	 * go from that call's end (see weigh_after_call()) */
+	int from_call;
 	/* CPU-clock sampling (sampler/cputimer.h) */
 	enum {
 		TIMER_NONE,	/* none: stopped at the sampling instants (--sampling snapshot) */

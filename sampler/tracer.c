@@ -1005,21 +1005,21 @@ static void sleep_point(struct task *task, uint64_t count)
 	task->sleep_pts[n] = count;
 	task->nr_sleep_pts = n + 1;
 	/* (counted from the first sleep read whose status could be read) */
-	if (task->sleeps_read % SLEEP_RATIO_EVERY ||
-	    proc_voluntary_switches(task->proc->pid, task->tid, &sw) < 0) {
-		if (task->sleeps_read)
-			task->sleeps_read++;
-		return;
-	}
-	if (!task->sleeps_read) {
-		task->switches0 = sw;
-		task->stops0 = task->stops;
-	} else {
-		double slept = (double)(sw - task->switches0) - (double)(task->stops - task->stops0);
+	if (task->sleeps_read % SLEEP_RATIO_EVERY == 0 &&
+	    proc_voluntary_switches(task->proc->pid, task->tid, &sw) == 0) {
+		if (!task->sleeps_read) {
+			task->switches0 = sw;
+			task->stops0 = task->stops;
+		} else {
+			double slept = (double)(sw - task->switches0) -
+				       (double)(task->stops - task->stops0);
 
-		task->sleep_ratio = slept / (double)task->sleeps_read;
-		if (task->sleep_ratio < 1)
-			task->sleep_ratio = 1;
+			task->sleep_ratio = slept / (double)task->sleeps_read;
+			if (task->sleep_ratio < 1)
+				task->sleep_ratio = 1;
+		}
+	} else if (!task->sleeps_read) {
+		return;
 	}
 	task->sleeps_read++;
 }
@@ -2158,18 +2158,18 @@ static enum tsample_state task_weigh(struct tracer *t, struct task *task,
  * stands for no CPU time either; the thread's scale gives its time to the others. (Not after
  * an observation at a call's end: taking those too left the longer function 1-2.5 points high.)
  */
-static void unanchor(struct tracer *t, struct task *task, const struct call_exit *call,
-		     enum tsample_state st, uint64_t *weight)
+static void weigh_after_call(struct tracer *t, struct task *task, const struct call_exit *call,
+			     enum tsample_state st, uint64_t *weight)
 {
-	int anchored = task->left_call;
+	int after_call = task->from_call;
 
-	task->left_call = 0;
+	task->from_call = 0;
 	if (task->timer_stop || task->state != TASK_STOPPED || !task->sampled)
 		return;
-	task->left_call = call->nr >= 0 && *weight == 0 && st != TS_HELD;
-	if (anchored && st == TS_ONCPU && *weight) {
+	task->from_call = call->nr >= 0 && *weight == 0;
+	if (after_call && st == TS_ONCPU && *weight) {
 		*weight = 0;
-		t->st.anchored_samples++;
+		t->st.after_call_samples++;
 	}
 }
 
@@ -2351,7 +2351,7 @@ static void take_thread(struct tracer *t, struct task *task)
 				       .tid = (uint32_t)task->tid, .pc = task->pc,
 				       .cpu_ns = task->cpu_ns };
 	s->state = task_weigh(t, task, &sched, &call, &s->cpu_weight);
-	unanchor(t, task, &call, s->state, &s->cpu_weight);
+	weigh_after_call(t, task, &call, s->state, &s->cpu_weight);
 	if (s->state == TS_ONCPU)
 		t->st.oncpu_samples++;
 	if (s->state == TS_ASLEEP && task->switch_owed >= t->period_ns) {

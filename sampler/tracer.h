@@ -50,8 +50,8 @@ struct tracer_stats {
 	 * soon after the interrupt that they may have made the call after it (restop()) */
 	uint64_t restops;
 	/* snapshots' observations of threads let go from a call's end where they had stood for
-	 * no CPU time, weighed 0 (unanchor()) */
-	uint64_t anchored_samples;
+	 * no CPU time, weighed 0 (weigh_after_call()) */
+	uint64_t after_call_samples;
 	uint64_t asleep_samples; /* thread-samples read asleep, without a stop */
 	uint64_t asleep_stacks;	 /* ... with call stacks: of them, with the stack they slept with */
 	uint64_t timer_samples;	 /* thread-samples taken at a stop for a CPU-clock timer */

@@ -72,7 +72,7 @@ check "ticks: work then sleep beside $(nproc) CPU hogs" --ticks -- duty 10 300 7
 # with pperf built with ASan (slower per sample: 4.2-4.9 % of the observations *unseen*, where
 # the default build has 2.7-3.0), +0.2 to +2.1 (6 runs; CI +2.3, then hot -2.2 below its band):
 # the observation after a stop at a call's end that stood for no CPU time lands in the code right
-# after that call far more often than elsewhere. Weighed 0 since (tracer.c, unanchor()): warm
+# after that call far more often than elsewhere. Weighed 0 since (tracer.c, weigh_after_call()): warm
 # -0.5 to +0.6 (4 runs), with ASan -0.9 to +0.1 (6), but hot then +0.4 to +0.9 and, with ASan,
 # +0.8 to +2.0 over the program's account (docs/benchmark.md, "Snapshots: the observation after a
 # stop at a call's end that stood for no CPU time, weighed 0"). Not yet right: held to 2.5.
