@@ -19,19 +19,9 @@ import() { node "$ROOT/tests/helper/speedscope-import.js" "$SS" "$@"; }
 pprof() { timeout 120 go tool pprof "$@" 2>pprof.err; }
 # total_ns CSV: the report's CPU time in ns
 total_ns() { awk -F, 'NR > 1 { s += $3 } END { printf "%.0f", s * 1e6 }' "$1"; }
-# self_ns CSV: each function's CPU time in ns, "NAME NS" sorted, with code pperf could not
-# name under its file's name in brackets, as call graphs (speedscope's frames, pprof's
-# functions) have it, where the flat report gives each address ("[unknown] FILE+0xADDR",
-# "[FILE]"; a sample at an address no symbol covers, at random: a stop at the end of a system
-# call the dynamic loader makes at startup, say)
-self_ns() {
-	awk -F, 'NR > 1 { n = $NF
-		if (n ~ /^\[unknown\] .*\+0x[0-9a-f]+$/) {
-			sub(/^\[unknown\] /, "", n); sub(/\+0x[0-9a-f]+$/, "", n)
-			if (n !~ /^\[/) n = "[" n "]"
-		}
-		s[n] += $3 * 1e6 } END { for (n in s) printf "%s %.0f\n", n, s[n] }' "$1" | sort
-}
+# self_ns CSV: each function's CPU time in ns, "NAME NS" sorted, named as call graphs
+# (speedscope's frames, pprof's functions) name it (by_frame)
+self_ns() { by_frame "$1" 3 | awk -F'\t' '{ printf "%s %.0f\n", $1, $2 * 1e6 }' | sort; }
 # meter_nj CSV: the meter's energy in the report, in nJ
 meter_nj() {
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "meter (J)") c = i; next }

@@ -23,10 +23,10 @@ svg cp.svg >cp.out || fail "the SVG: $(head -c 300 cp.svg)"
 expect_eq "the root's width" "$(awk -F'\t' '$1 == "width" { print $2 }' cp.out)" 1180.000
 grep -q "^heading	CPU time: $(ms cp.csv) ms in all" cp.out || fail "heading: $(grep heading cp.out), report $(ms cp.csv) ms"
 # every function the report has a share of, by its frames' self width and by their tooltips
-awk -F, 'NR > 1 && $1 >= 0.5 { print $NF }' cp.csv >funcs
+# (named as call graphs name them: by_frame)
+by_frame cp.csv 1 | awk -F'\t' '$2 >= 0.5' >funcs
 [ "$(wc -l <funcs)" -ge 2 ] || fail "the report has fewer than 2 functions: $(cat cp.csv)"
-while read -r f; do
-	want=$(share cp.csv "$f")
+while IFS=$'\t' read -r f want; do
 	read -r self tip <<<"$(func cp.out "$f" | tr '\t' ' ')"
 	[ -n "$self" ] || fail "no frame of $f"
 	within "$self" "$want" 0.01 || fail "$f: self width $self %, report $want %"

@@ -52,19 +52,9 @@ for f in c spin; do
 	within "$got" "$want" 0.0051 || fail "$f: self $got % on the page, $want % in the report"
 	echo "$f: self $got % on the page, $want % in the report"
 done
-# every function of the report is a row, inclusive shares included
-# (the report's shares rounded as the page shows them, to two decimals). Code without a
-# symbol is one row per address in the flat report ("[unknown] FILE+0xADDR") and one frame
-# per file on the page ("[FILE]", as call graphs name it): summed by file before the compare.
-awk -F, 'NR > 1 {
-		name = $NF
-		if (name ~ /^\[unknown\] .*\+0x[0-9a-f]+$/) {
-			sub(/^\[unknown\] /, "", name); sub(/\+0x[0-9a-f]+$/, "", name)
-			if (name !~ /^\[/) name = "[" name "]"
-		}
-		pct[name] += $1
-	}
-	END { for (n in pct) if (sprintf("%.2f", pct[n]) != "0.00") print n }' cp.csv | sort >want.names
+# every function of the report is a row, inclusive shares included (the report's shares,
+# named as call graphs name them: by_frame, rounded as the page shows them, to two decimals)
+by_frame cp.csv 1 | awk -F'\t' 'sprintf("%.2f", $2) != "0.00" { print $1 }' | sort >want.names
 awk -F'\t' '$1 == "row" && $3 != "0.00%" { print $2 }' cp.out | sort >got.names
 cmp -s want.names got.names || fail "functions with self time: $(diff want.names got.names)"
 # main holds all the program's work (c and spin are called under it alone) and no more than all
