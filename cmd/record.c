@@ -532,7 +532,7 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 		else if (!a->quiet && !a->own_stats)
 			fprintf(stderr, "pperf: recorded %llu samples (%llu thread-samples) to '%s', "
 					"%.1f KiB\n",
-				(unsigned long long)tracer_stats(t)->samples,
+				(unsigned long long)tracer_stats(t)->sample_records,
 				(unsigned long long)tracer_stats(t)->thread_samples,
 				where, (double)bytes / 1024);
 		free(where);

@@ -2860,6 +2860,7 @@ static uint64_t emit_sample(struct tracer *t, uint64_t time)
 					      .values = nch ? t->sys_values : NULL,
 					      .nr_channels = nch };
 	emit(t, &rec);
+	t->st.sample_records++;
 	return end;
 }
 

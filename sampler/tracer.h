@@ -41,6 +41,10 @@ struct tracer_options {
 struct tracer_stats {
 	uint64_t wall_ns, stopped_ns, samples, samples_ideal, missed, foreign_signals;
 	uint64_t thread_samples, max_stop_ns;
+	/* samples written to the profile: one a sampling instant (samples), and one for the
+	 * threads' CPU clocks' samples taken between instants where they were written out then
+	 * (a buffer filling up, a thread's exit) */
+	uint64_t sample_records;
 	uint64_t held_ns, held;	 /* time threads were held in a stop for samples, and how often */
 	uint64_t oncpu_samples;	 /* thread-samples of threads found on a CPU */
 	/* snapshots' threads on a CPU at the instant whose place there is unknown: their CPU was

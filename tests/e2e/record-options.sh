@@ -5,6 +5,14 @@ cd "$T"
 [ -s pperf.data ] || fail "no pperf.data by default"
 "$PPERF" record -q -- "$PROGS/status" exit 0 || fail "second record"
 [ -s pperf.data.old ] || fail "the previous profile was not kept as pperf.data.old"
+# The line record prints counts what the profile holds: its samples (one a sampling instant,
+# and the threads' task-clock samples written out between instants) and thread-samples, as
+# report reads them (it said 4014 samples where report read 4079, counting the instants alone)
+"$PPERF" record -o c.data -- "$PROGS/truth" bound 0.3 2 >/dev/null 2>err || fail "record: $(cat err)"
+"$TT" summary c.data >sum || fail "test-tool summary c.data"
+want="pperf: recorded $(awk '$1 == "samples" { print $2 }' sum) samples ($(awk '$1 == "thread" { n += $5 }
+	END { print n }' sum) thread-samples) to 'c.data', "
+grep -qF "$want" err || fail "record's line: $(cat err), the profile: $want"
 # -o -: the profile on stdout, readable from a pipe; the program's own stdout goes to stderr.
 "$PPERF" record -q -o - -- "$PROGS/family" 2>"$T/err" | "$TT" summary - >"$T/sum" || fail "-o - | reader"
 grep -q '^truncated 0' "$T/sum" || fail "the piped profile is incomplete"
