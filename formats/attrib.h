@@ -18,7 +18,10 @@
  * the instants are not independent of the thread's schedule (a thread stopped for one sample
  * waits for its CPU again), and a thread may run less than the whole interval it was found
  * running in. The scale follows the thread as it goes (a decaying sum over its last hundred
- * or so samples), so it changes no position's weight relative to its neighbours'.
+ * or so samples), so it changes no position's weight relative to its neighbours'; and what the
+ * thread's samples so far were not given, or were given too much, while its scale moved is
+ * paid over its next samples alike, so they add up to its measured CPU time, to within the
+ * part its last samples had yet to be given.
  *
  * Profiles that did not record the state (format 1.0, upstream pperf's) charge each
  * thread-sample its CPU delta.
