@@ -70,17 +70,24 @@ runs() {
 # a quarter and a fifth there. On the task clock's buffer, without stops, as without pperf (28-31 of 30 beside hogs). (SIGALRM, every 20 ms of wall time, is
 # printed, not checked: two expirations merge whenever the program waits over 20 ms for a CPU,
 # with or without pperf.)
+# One run in N may count fewer than half of PROF and VIRT (once, under the ASan suite, at the
+# task clock's signals: prof 1, virtual 0 of 30, the POSIX timer's one signal with 30
+# overruns: no tick found the thread running for 0.6 s of its CPU time); the sums over the N
+# runs hold.
 timers() {
-	local what=$1 n=$2 pmin=$3 vmin=$4 line sums="0 0 0"
+	local what=$1 n=$2 pmin=$3 vmin=$4 line sums="0 0 0" low=0 lowline=
 	shift 4
 	for _ in $(seq "$n"); do
 		# (the fields: prof N virtual N posix N overruns N of E alarm N of A)
 		line=$("$T/pperf" record -q "$@" -o "$T/out/c.data" -- "$T/cputimers") || fail "$what: cputimers"
-		echo "$line" | awk -v p="$pmin" -v v="$vmin" \
-			'{ exit !($6 + $8 >= $10 - 1 && $2 >= p / 2 * $10 && $4 >= v / 2 * $10) }' ||
-			fail "$what: the program's timers: $line"
+		echo "$line" | awk '{ exit !($6 + $8 >= $10 - 1) }' ||
+			fail "$what: the program's POSIX timer lost expirations: $line"
+		echo "$line" | awk -v p="$pmin" -v v="$vmin" '{ exit !($2 >= p / 2 * $10 && $4 >= v / 2 * $10) }' ||
+			{ low=$((low + 1)); lowline=$line; }
+		[ "$low" -le 1 ] || fail "$what: the program's timers, 2 runs of $n below half: $lowline"
 		sums=$(echo "$sums $line" | awk '{ print $1 + $5, $2 + $7, $3 + $13 }')
 	done
+	[ "$low" = 0 ] || echo "$what: one run below half of PROF or VIRT: $lowline"
 	echo "$sums" | awk -v p="$pmin" -v v="$vmin" '{ exit !($1 >= p * $3 && $2 >= v * $3) }' ||
 		fail "$what: the program's timers, $n runs: prof, virtual, expected: $sums"
 	echo "$what: the program's own timers, $n runs: prof, virtual, expected $sums; the last: $line"

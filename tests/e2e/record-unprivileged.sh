@@ -25,12 +25,14 @@ if [ "$par" = 2 ]; then
 	# Its page faults' time goes to samples of them that each stand for about a period of
 	# it (1 ms here): at the kernel's frequency mode, the first came after 20,000 faults and
 	# was charged 20-50 ms, and beside CPU hogs such lumps took 5-20 points from the rest.
+	# The heaviest is the largest of a few hundred, scaled to the thread's CPU time: up to 8
+	# ms alone, 8.4 and 9.6-9.8 in two runs of the whole suite: held to 12.
 	asuser "$T/pperf" record -q -o "$T/out/f.data" -- "$T/truth" faults 2 >/dev/null ||
 		fail "record truth faults as nobody"
 	read -r most n < <("$BUILD/tests/helper/test-tool" heaviest "$T/out/f.data" touch)
 	[ "${n:-0}" -ge 100 ] || fail "only ${n:-0} samples at page faults in touch()"
-	awk -v m="$most" 'BEGIN { exit !(m <= 8) }' ||
-		fail "a sample at page faults is charged $most ms (at most 8: 8 periods)"
+	awk -v m="$most" 'BEGIN { exit !(m <= 12) }' ||
+		fail "a sample at page faults is charged $most ms (at most 12: 12 periods)"
 fi
 if [ "$par" != ? ] && [ "$par" -ge 3 ] && grep -q Debian /proc/version &&
 	command -v perf >/dev/null; then
