@@ -13,7 +13,7 @@
  * start-up, or of its exec) do not set its scale alone, and a scale that changes later is not
  * held back by what it was at first (held at 20 ms for good, it was: with a thread's raw weight
  * about 0.25 ms a sample beside CPU hogs, the same as its last hundred samples' own, and one
- * thread's total came out 5-6 % short where its scale rose during the run).
+ * thread's total came out 5-6.5 % short where its scale rose during the run).
  */
 #define PRIOR_NS 20e6
 
@@ -97,10 +97,13 @@ const double *attrib_sample(struct attrib *a, const struct profile_sample *s, do
 		 */
 		prior = sc->all_weight > 0 ? sc->all_cpu / sc->all_weight : 1;
 		/*
-		 * A ratio of sums that move does not keep the thread's total: what its samples
-		 * so far were not given is paid over the next ones as the recent CPU time is, a
-		 * part raw / weight of it at each, so their total stays the thread's measured one
-		 * (but for its last hundred or so samples' part) and neighbours still weigh alike.
+		 * A ratio of sums that move does not keep the thread's total (and one taken just
+		 * as a sample adds its raw weight is low where few samples have any: a thread
+		 * found running at one sample in 4 came out 1.1 % short): what its samples so
+		 * far were not given is paid over the next ones as the recent CPU time is, a
+		 * part raw / weight of it at each, so that their total stays the thread's
+		 * measured one, to within what it is owed at its end, and neighbours still
+		 * weigh alike.
 		 */
 		cpu[i] = 0;
 		if (raw > 0) {
