@@ -61,7 +61,7 @@ measure() {
 # shares GUARD LABEL SLEEPS: the check of measure() on the recording $T/out/p.data of the
 # program whose own account is $T/own (SLEEPS 1: measure's --sleeps)
 shares() {
-	local guard=$1 label=$2 sleeps=${3:-0} own reads prof line="" ok=0 f n tol lo hi asleep exact=0 over
+	local guard=$1 label=$2 sleeps=${3:-0} own reads prof line="" ok=0 f n tol lo hi asleep exact=0 over total own_ms
 	"$T/pperf" report --format csv --sort sym "$T/out/p.data" >"$T/rep" || fail "report"
 	# --sleeps where the recording was on the task clock, with kernel-mode samples or of user
 	# mode alone (whose sleepers are given what is left of the kernel's time)
@@ -111,11 +111,11 @@ shares() {
 	# scaled over its recent samples; where the scale moves during a run (beside CPU hogs),
 	# its decaying sums alone gave the profile 4.9-8.4 % less than the program's account
 	# (formats/attrib.c).
-	own=$(awk '$1 == "cpu" { print $2 }' "$T/own")
-	if [ -n "$own" ]; then
-		prof=$(awk -F, 'NR > 1 { s += $3 } END { printf "%.1f", s }' "$T/rep")
-		line="$line CPU time: program $own ms, profile $prof ms;"
-		awk -v p="$prof" -v o="$own" 'BEGIN { d = p - o; if (d < 0) d = -d
+	own_ms=$(awk '$1 == "cpu" { print $2 }' "$T/own")
+	if [ -n "$own_ms" ]; then
+		total=$(awk -F, 'NR > 1 { s += $3 } END { printf "%.1f", s }' "$T/rep")
+		line="$line CPU time: program $own_ms ms, profile $total ms;"
+		awk -v p="$total" -v o="$own_ms" 'BEGIN { d = p - o; if (d < 0) d = -d
 			exit !(d <= 0.02 * o + 5) }' || ok=1
 	fi
 	if [ "$exact" = 1 ] && [ -n "$asleep" ]; then

@@ -42,7 +42,7 @@ stat_tol() {
 		printf "%.1f", (2.5 * se > 3 ? 2.5 * se : 3) }'
 }
 # by_frame CSV COLUMN: a `report --format csv --sort sym` file's column (1: the share, 3: CPU
-# ms) summed by the name call graphs give a function, "NAME<TAB>SUM" a line: code without a
+# ms) summed by the name call graphs give a function, "NAME<TAB>SUM" a line, unsorted: code without a
 # symbol is one row per address in the flat report ("[unknown] FILE+0xADDR") and one frame per
 # file in call graphs ("[FILE]": a stop at a PLT entry or at the end of a system call the
 # dynamic loader makes, say)
@@ -52,7 +52,7 @@ by_frame() {
 			sub(/^\[unknown\] /, "", n); sub(/\+0x[0-9a-f]+$/, "", n)
 			if (n !~ /^\[/) n = "[" n "]"
 		}
-		s[n] += $c } END { for (n in s) printf "%s\t%.6f\n", n, s[n] }' "$1" | sort
+		s[n] += $c } END { for (n in s) printf "%s\t%.6f\n", n, s[n] }' "$1"
 }
 # start_hogs [N]: one busy loop per CPU, or N (a busy machine, started by the test); stop_hogs
 # ends them (a test that starts them traps EXIT with 'stop_hogs; rm -rf "$T"')
