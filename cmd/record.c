@@ -302,7 +302,7 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 			(unsigned long long)st->signals_refused);
 	if (st->ring_lost)
 		fprintf(stderr, "pperf: dropped     %12llu task-clock samples, their buffer full (their "
-			"CPU time is spread over the thread's samples around)\n",
+			"CPU time given to the samples kept before them)\n",
 			(unsigned long long)st->ring_lost);
 	if (a->task_clock_errno)
 		fprintf(stderr, "pperf: task clock  %12s (perf_event_open: %s; kernel-mode samples "

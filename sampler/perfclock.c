@@ -329,6 +329,13 @@ int perfclock_ring_count(const struct perfclock_ring *ring, uint64_t *count)
 	return 0;
 }
 
+int perfclock_ring_pending(const struct perfclock_ring *ring)
+{
+	const struct perf_event_mmap_page *ctl = ring->base;
+
+	return ctl && __atomic_load_n(&ctl->data_head, __ATOMIC_ACQUIRE) != ctl->data_tail;
+}
+
 size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample *out, size_t max,
 			   const struct perfclock_bufs *bufs, uint32_t first)
 {
@@ -340,6 +347,9 @@ size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample 
 		return 0;
 	head = __atomic_load_n(&ctl->data_head, __ATOMIC_ACQUIRE);
 	tail = ctl->data_tail;
+	/* (the kernel writes a record only where all of it fits) */
+	if (ring->rec_max && head - tail + ring->rec_max > ring->data_size)
+		ring->was_full = 1;
 	while (n < max && head - tail >= sizeof(struct perf_event_header)) {
 		struct perf_event_header eh;
 		/* ip, pid and tid, time, the count (and of faults, the CPU time) */
@@ -350,6 +360,8 @@ size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample 
 			tail = head; /* not the kernel's: start again from what comes next */
 			break;
 		}
+		if (eh.size > ring->rec_max)
+			ring->rec_max = eh.size;
 		if (eh.type == PERF_RECORD_SAMPLE &&
 		    eh.size >= sizeof(eh) + (5 + (size_t)ring->faults) * sizeof(uint64_t)) {
 			uint64_t at = tail + sizeof(eh), nr = 0, body = eh.size - sizeof(eh);
@@ -383,10 +395,13 @@ size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample 
 				out[n].stack_len = out[n].nr_regs = 0;
 			}
 			ring->last_clock = out[n].clock;
+			out[n].lost_before = ring->lost_since;
+			ring->lost_since = 0;
 			n++;
 		} else if (eh.type == PERF_RECORD_LOST && eh.size >= sizeof(eh) + 16) {
 			ring_copy(ring, tail + sizeof(eh) + 8, &f[0], 8);
 			ring->lost += f[0];
+			ring->lost_since += f[0];
 		}
 		tail += eh.size;
 	}

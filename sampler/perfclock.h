@@ -75,6 +75,12 @@ struct perfclock_ring {
 	uint64_t regs_mask;  /* the user registers of each sample (PERF_SAMPLE_REGS_USER) */
 	uint64_t last_clock; /* the `clock` of the last sample read */
 	uint64_t lost;	/* samples the kernel dropped, the buffer being full */
+	/* set by perfclock_ring_read() when the buffer had no room left for a sample as it was
+	 * read (the kernel drops samples from there until the read makes room): for its reader
+	 * to clear */
+	int was_full;
+	uint32_t rec_max; /* the longest record read so far */
+	uint64_t lost_since; /* dropped since the last sample read */
 };
 
 struct perfclock_sample {
@@ -94,7 +100,12 @@ struct perfclock_sample {
 	 * to perfclock_bufs.regs + (first + i) * PERFCLOCK_MAX_REGS */
 	uint32_t stack_len, nr_regs;
 	uint64_t sp;
+	uint64_t lost_before; /* how many samples the kernel dropped right before this one */
 	uint64_t step; /* not read: for the reader's use (the tracer's step then in force) */
+	/* not read: for the reader's use (the count it stands up to, 0: `clock`; and what that
+	 * makes of its step, 0: 1) */
+	uint64_t upto;
+	double stretch;
 };
 
 /*
@@ -141,6 +152,8 @@ size_t perfclock_ring_read(struct perfclock_ring *ring, struct perfclock_sample 
 			   const struct perfclock_bufs *bufs, uint32_t first);
 /* The count of a task clock's buffer's event now, as its samples have it: 0, or -1. */
 int perfclock_ring_count(const struct perfclock_ring *ring, uint64_t *count);
+/* Whether the buffer holds records not read yet. */
+int perfclock_ring_pending(const struct perfclock_ring *ring);
 void perfclock_ring_close(struct perfclock_ring *ring);
 
 /*

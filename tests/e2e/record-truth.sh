@@ -105,33 +105,38 @@ fi
 check "stack copies through the buffer: one CPU-bound thread" --copies -- bound 8 1
 check "stack copies through the buffer: a long system call, then work" --copies -- munmap 4
 
-# The sampler kept off its CPU: stopped 3 times for 2 s while 4 threads run at 10 kHz, so
-# that their task clocks' buffers (1,170 samples: 0.12 s of a thread's CPU time) fill and the
-# kernel drops samples (-v says how many; at 4 kHz and 1.5 s the threads of the ASan build, in
-# the suite's busy runs, ran too little to fill them). The CPU time of
-# the dropped ones is spread over each thread's samples around, wherever they fell, and the
-# shares stay right (weighing the next sample by it, they were 2 points off once in 3). Not
-# yet right: the samples the buffers kept lie in the shorter function about a point less often
-# than the program's account (test-tool where: 1.0 and 1.2 below it in 2 runs of the ASan
-# build here, idle and beside 2 hogs), and 3.1 and 1.8 below in both tries of one CI-like run
-# of the whole suite, where the shares came out 0.3 and 0.5 points past 1.5: held to 2.5.
+# The sampler kept off its CPU: stopped 3 times for 3 s while 2 threads run, so that their task
+# clocks' buffers (1,170 samples: 1.2 s of a thread's CPU time at 1 kHz) fill and the kernel
+# drops about half of the samples (-v says how many). Where the threads ran then is lost: the
+# CPU time of the dropped samples is given to the ones the buffer kept just before them, the
+# start of the same stretch (tracer.c, spread_dropped()), each standing for under 4 ms here.
+# (Given to the samples after, some stood for 60-94 ms, and at 10 kHz the shares came out up
+# to 5.3 points off; 4.9 in a CI run. Not at 10 kHz since: at that rate the kernel's sampling
+# interrupts themselves slow the program's hot function down twice over on this VM, perf's
+# too, until a while after the sampler stops reading, so that the first 0.12 s a buffer keeps
+# does not stand for the rest: 1.9 points off once in 8 runs, docs/benchmark.md.)
 starved() {
-	local rec
+	local rec most
 	rm -f "$T/out/p.data"
-	TRUTH_LOG=$T/out/log "$T/pperf" record -v -F 10000 -o "$T/out/p.data" -- "$T/truth" bound 8 4 \
+	TRUTH_LOG=$T/out/log "$T/pperf" record -v -o "$T/out/p.data" -- "$T/truth" bound 11 2 \
 		>"$T/own" 2>"$T/err" &
 	rec=$!
 	sleep 0.5
 	for _ in 1 2 3; do
 		kill -STOP $rec
-		sleep 2
+		sleep 3
 		kill -CONT $rec
 		sleep 0.3
 	done
 	wait $rec || fail "the starved recording exited $?: $(cat "$T/err")"
 	grep -q "^pperf: dropped .* task-clock samples" "$T/err" ||
 		fail "no task-clock samples dropped while the sampler was stopped: $(cat "$T/err")"
-	shares 2.5 "the sampler stopped 3 times 2 s, $(awk '/^pperf: dropped/ { print $3 }' "$T/err") samples dropped: truth bound 8 4 at 10 kHz"
+	# the most CPU time one thread-sample stands for (dump: "... charged NS")
+	most=$("$T/pperf" dump "$T/out/p.data" | awk '$1 == "tid" && $NF > m { m = $NF }
+		END { printf "%.2f", m / 1e6 }')
+	awk -v m="$most" 'BEGIN { exit !(m < 10) }' ||
+		fail "a thread-sample stands for $most ms after the samples the kernel dropped"
+	shares 0 "the sampler stopped 3 times 3 s, $(awk '/^pperf: dropped/ { print $3 }' "$T/err") samples dropped (the most a thread-sample stands for: $most ms): truth bound 11 2"
 }
 starved || starved || fail "the sampler kept off its CPU: a share is off by more than its tolerance"
 start_hogs
