@@ -776,7 +776,7 @@ static int arm_task_clock(struct tracer *t, struct task *task)
 	task->clock_period = dithered(t);
 	if (t->ring && open_clock_ring(t, task) == 0) {
 		task->perf_fd = task->ring.fd;
-		task->ring_clock = task->step_origin = 0;
+		task->ring_clock = task->ring_upto = task->step_origin = 0;
 		task->ring_owed = 0;
 		t->st.ring_threads += counted(task, COUNTED_RING);
 		goto armed;
@@ -956,7 +956,7 @@ static void open_user_ring(struct tracer *t, struct task *task)
 	clock_line_start(&task->line, cpu0);
 	task->tick_cpu = task->user_cpu = cpu0;
 	task->tick_mean = 0;
-	task->ring_clock = task->fring_clock = 0;
+	task->ring_clock = task->ring_upto = task->fring_clock = 0;
 	task->ring_user = task->step_origin = 0;
 	task->kt_calls = task->kt_faults = task->ring_owed = task->kt_slept = 0;
 	task->sleep_owed = task->step_late = 0;
@@ -2525,6 +2525,7 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 	if (rs->stretch > 1)
 		weight = (uint64_t)((double)weight * rs->stretch);
 	task->ring_clock = rs->clock;
+	task->ring_upto = rs->upto ? rs->upto : rs->clock;
 	task->fault_clean = 0; /* (user time since its last fault sample) */
 	/* never below what an earlier sample said (read at a stop a moment later) */
 	cpu = clock_line_time(&task->line, rs->upto ? rs->upto : rs->clock);
@@ -2544,10 +2545,10 @@ take:
 					     .tid = (uint32_t)task->tid, .pc = rs->pc, .cpu_ns = cpu,
 					     .state = TS_ONCPU, .cpu_weight = weight };
 	if (task->chans.n) {
-		/* on the line of its clock's count (a page fault's sample: the count at the
-		 * clock's sample before it) */
+		/* on the line of its clock's count, as far as the sample stands (a page fault's
+		 * sample: where the clock's sample before it does) */
 		int64_t *v = t->thr_values + (size_t)n * task->chans.n;
-		uint64_t at = clock_line_raw(&task->line, task->ring_clock);
+		uint64_t at = clock_line_raw(&task->line, task->ring_upto);
 
 		if (reading_line_at(&task->chans, at, v) == 0)
 			t->ts[n].values = v;
@@ -2615,9 +2616,10 @@ static struct perfclock_bufs rs_room(struct tracer *t, const struct perfclock_ri
  * `end`, stands up to `end`: each sample for its step times (end - c0) / (its last - c0), up to
  * where that puts it on the thread's clock (`upto`). A drop ends where the next sample kept
  * began its step, or, while the buffer is still full (read to the end now), at the count now.
- * (Given to the samples after the drop, about a hundred of them, 0.01 s of the thread's run,
- * stood for the second it dropped: shares 2.5-5 points off, where the 0.12 s the buffer held
- * at its start had them right.)
+ * (Given to the samples after the drop by the readers' per-thread scale, a hundred or so of
+ * them stood for the second dropped, 13-26 ms each at 10 kHz, and the shares came out up to
+ * 5.3 points off: docs/benchmark.md.) A sample not after the one before it (left out by
+ * ring_tsample()) keeps its own place.
  */
 static void spread_dropped(struct tracer *t, struct task *task, size_t from, size_t to)
 {
@@ -2641,6 +2643,8 @@ static void spread_dropped(struct tracer *t, struct task *task, size_t from, siz
 		if (k > run && last > c0 && end > last) {
 			f = (double)(end - c0) / (double)(last - c0);
 			for (size_t i = run; i < k; i++) {
+				if (t->rs[i].clock <= c0)
+					continue;
 				t->rs[i].upto = c0 + (uint64_t)((double)(t->rs[i].clock - c0) * f);
 				t->rs[i].stretch = f;
 			}
