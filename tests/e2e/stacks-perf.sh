@@ -45,24 +45,43 @@ for f in a b c d rec via_ptr; do
 	ours=$(awk -F, -v f="$f" '$NF == f { print $1 }' "$T/ours.csv")
 	echo "$f: perf children $theirs%, pperf $ours%"
 	within "${theirs:-0}" "${ours:--100}" 0.5 || fail "$f: perf children ${theirs:-none}%, pperf ${ours:-none}%"
-	eval "ch_$f=\${theirs:-0}"
 done
 # ... and each path's share of the four the program's own clock measured,
-# busy machine or not, within 3 points or 2.5 standard errors (as stacks.sh).
-cat "$T/own"
-{
-	all=$(awk -v b="$ch_b" -v d="$ch_d" -v r="$ch_rec" -v p="$ch_via_ptr" 'BEGIN { print b + d + r + p }')
+# busy machine or not, within 3 points or 2.5 standard errors (as stacks.sh). The tolerance is
+# statistical: a miss records once more (a;d;c came out 3.04 points off once under ASan in a
+# CI-like run of the whole suite).
+# paths PERF-DATA PROFILE OWN: those shares, in perf report --children of PERF-DATA (PROFILE's
+# export) against OWN, the program's account; 1 on a miss
+paths() {
+	local data=$1 profile=$2 ownf=$3 all got own tol n f v miss=0
+	n=$(oncpu "$profile")
+	report -i "$data" --children -g none --sort sym >"$T/paths"
+	cat "$ownf"
+	for f in b d rec via_ptr; do
+		v=$(awk -v f="$f" '$3 == "[.]" && $4 == f { sub("%", "", $1); print $1 }' "$T/paths")
+		eval "p_$f=\${v:-0}"
+	done
+	all=$(awk -v b="$p_b" -v d="$p_d" -v r="$p_rec" -v p="$p_via_ptr" 'BEGIN { print b + d + r + p }')
 	for v in "b a;b;c" "d a;d;c" "rec rec" "via_ptr via_ptr;spin"; do
 		set -- $v
-		v=ch_$1
+		v=p_$1
 		got=$(awk -v w="${!v}" -v a="$all" 'BEGIN { printf "%.2f", a ? 100 * w / a : 0 }')
-		own=$(awk -v k="$2" '$1 == k { print $2 }' "$T/own")
-		echo "$2: perf $got% of the four paths, the program measured $own%"
+		own=$(awk -v k="$2" '$1 == k { print $2 }' "$ownf")
 		tol=$(stat_tol "${own:-0}" "$n")
-		within "$got" "${own:--100}" "$tol" ||
-			fail "$2: perf $got% of the four paths, the program measured $own% (+-$tol)"
+		echo "$2: perf $got% of the four paths, the program measured $own% (+-$tol)"
+		within "$got" "${own:--100}" "$tol" || miss=1
 	done
+	return $miss
 }
+if ! paths "$T/cp.perf" "$T/cp.data" "$T/own"; then
+	echo "(a path off by more than its tolerance: recorded once more)"
+	"$PPERF" record -q $RT -g -F 2000 -o "$T/cp2.data" -- "$PROGS/callpaths" 4.0 >"$T/own2" ||
+		fail "record -g, once more"
+	"$PPERF" convert --to perf -i "$T/cp2.data" -o "$T/cp2.perf" 2>"$T/err" ||
+		fail "convert, once more: $(cat "$T/err")"
+	paths "$T/cp2.perf" "$T/cp2.data" "$T/own2" ||
+		fail "a path's share in perf report is off the program's account by more than its tolerance, twice"
+fi
 # perf script: each sample's chain, the sampled function first.
 timeout 60 perf script -i "$T/cp.perf" -F comm,tid,event,ip,sym >"$T/script" 2>"$T/err" || fail "perf script: $(cat "$T/err")"
 awk '/pperf:cpu-time/ { getline f1; getline f2; getline f3; if (f1 ~ / c$/ && f2 ~ / d$/ && f3 ~ / a$/) n++ }
