@@ -2528,7 +2528,7 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 	task->ring_upto = rs->upto ? rs->upto : rs->clock;
 	task->fault_clean = 0; /* (user time since its last fault sample) */
 	/* never below what an earlier sample said (read at a stop a moment later) */
-	cpu = clock_line_time(&task->line, rs->upto ? rs->upto : rs->clock);
+	cpu = clock_line_time(&task->line, task->ring_upto);
 	if (cpu < task->cpu_ns)
 		cpu = task->cpu_ns;
 	task->cpu_ns = cpu;
@@ -2650,9 +2650,7 @@ static void spread_dropped(struct tracer *t, struct task *task, size_t from, siz
 			}
 		}
 		if (k < to) {
-			c0 = t->rs[k].clock > t->rs[k].step ? t->rs[k].clock - t->rs[k].step : 0;
-			if (c0 < last)
-				c0 = last;
+			c0 = end > last ? end : last;
 			run = k;
 		}
 	}
@@ -2697,6 +2695,8 @@ static void drain_rings(struct tracer *t, int instant)
 			} while (n == 64);
 			if (ring == &task->ring)
 				spread_dropped(t, task, got, t->nrs);
+			else
+				ring->was_full = 0; /* (the faults' samples stand for none dropped) */
 		}
 		if (t->nrs > got)
 			thread_line_end(t, task);

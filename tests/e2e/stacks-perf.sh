@@ -50,15 +50,14 @@ done
 # busy machine or not, within 3 points or 2.5 standard errors (as stacks.sh). The tolerance is
 # statistical: a miss records once more (a;d;c came out 3.04 points off once under ASan in a
 # CI-like run of the whole suite).
-# paths PERF-DATA PROFILE OWN: those shares, in perf report --children of PERF-DATA (PROFILE's
+# paths CHILDREN PROFILE OWN: those shares, in CHILDREN (perf report --children of PROFILE's
 # export) against OWN, the program's account; 1 on a miss
 paths() {
-	local data=$1 profile=$2 ownf=$3 all got own tol n f v miss=0
+	local children=$1 profile=$2 ownf=$3 all got own tol n f v miss=0
 	n=$(oncpu "$profile")
-	report -i "$data" --children -g none --sort sym >"$T/paths"
 	cat "$ownf"
 	for f in b d rec via_ptr; do
-		v=$(awk -v f="$f" '$3 == "[.]" && $4 == f { sub("%", "", $1); print $1 }' "$T/paths")
+		v=$(awk -v f="$f" '$3 == "[.]" && $4 == f { sub("%", "", $1); print $1 }' "$children")
 		eval "p_$f=\${v:-0}"
 	done
 	all=$(awk -v b="$p_b" -v d="$p_d" -v r="$p_rec" -v p="$p_via_ptr" 'BEGIN { print b + d + r + p }')
@@ -73,13 +72,14 @@ paths() {
 	done
 	return $miss
 }
-if ! paths "$T/cp.perf" "$T/cp.data" "$T/own"; then
+if ! paths "$T/children" "$T/cp.data" "$T/own"; then
 	echo "(a path off by more than its tolerance: recorded once more)"
 	"$PPERF" record -q $RT -g -F 2000 -o "$T/cp2.data" -- "$PROGS/callpaths" 4.0 >"$T/own2" ||
 		fail "record -g, once more"
 	"$PPERF" convert --to perf -i "$T/cp2.data" -o "$T/cp2.perf" 2>"$T/err" ||
 		fail "convert, once more: $(cat "$T/err")"
-	paths "$T/cp2.perf" "$T/cp2.data" "$T/own2" ||
+	report -i "$T/cp2.perf" --children -g none --sort sym >"$T/children2"
+	paths "$T/children2" "$T/cp2.data" "$T/own2" ||
 		fail "a path's share in perf report is off the program's account by more than its tolerance, twice"
 fi
 # perf script: each sample's chain, the sampled function first.
