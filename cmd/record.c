@@ -238,6 +238,25 @@ static void warn_missed(const struct tracer_stats *st, int rt, int cpu_clock)
 		   : "try a lower -F, --fifo 1 or --core-isolation");
 }
 
+/*
+ * Each sample interrupts a thread on its CPU (the kernel's timer for the task clock and the
+ * ticks, a stop in snapshots), and the interrupt's own time is the thread's: 50-75 us each on
+ * our VM, where a tight loop of tests/progs/truth took 3-30 % longer at 2 kHz, 40-100 % at
+ * 5 kHz and 2-3 times as long at 10 kHz (perf's cpu-clock alike), and its shares moved
+ * (docs/benchmark.md). Above RATE_DEAR_HZ, say so.
+ */
+#define RATE_DEAR_HZ 2000.0
+
+static void warn_rate(double freq)
+{
+	if (freq <= RATE_DEAR_HZ)
+		return;
+	warning("at %.0f Hz the sampling interrupts cost the program CPU time of their own (tens "
+		"of microseconds each on a VM: a loop 2-3 times as long at 10 kHz on ours), which can "
+		"change where it spends its time; compare with a run at -F 1000 (README, -F)",
+		freq);
+}
+
 static void print_stats(const struct tracer_stats *st, const struct record_args *a,
 			const char *out, uint64_t bytes)
 {
@@ -539,8 +558,10 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 	} else if (pperf_verbose && !a->own_stats) {
 		print_stats(tracer_stats(t), a, NULL, 0);
 	}
-	if (!a->quiet)
+	if (!a->quiet) {
 		warn_missed(tracer_stats(t), a->topt.sched_policy, a->topt.cpu_clock);
+		warn_rate(a->freq);
+	}
 	*stats = *tracer_stats(t);
 	tracer_free(t);
 out:

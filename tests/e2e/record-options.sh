@@ -13,6 +13,15 @@ cd "$T"
 want="pperf: recorded $(awk '$1 == "samples" { print $2 }' sum) samples ($(awk '$1 == "thread" { n += $5 }
 	END { print n }' sum) thread-samples) to 'c.data', "
 grep -qF "$want" err || fail "record's line: $(cat err), the profile: $want"
+# Above 2 kHz, record warns that the sampling interrupts cost the program time of their own
+# (unless -q); at 2 kHz and below it does not.
+"$PPERF" record -F 5000 -o h.data -- "$PROGS/status" exit 0 >/dev/null 2>err || fail "record -F 5000: $(cat err)"
+grep -q '^warning: at 5000 Hz the sampling interrupts cost the program' err ||
+	fail "no warning on the interrupts' cost at -F 5000: $(cat err)"
+"$PPERF" record -q -F 5000 -o h.data -- "$PROGS/status" exit 0 >/dev/null 2>err || fail "record -q -F 5000"
+[ -s err ] && fail "record -q -F 5000 printed: $(cat err)"
+"$PPERF" record -F 2000 -o h.data -- "$PROGS/status" exit 0 >/dev/null 2>err || fail "record -F 2000"
+grep -q 'sampling interrupts cost' err && fail "a warning on the interrupts' cost at -F 2000: $(cat err)"
 # -o -: the profile on stdout, readable from a pipe; the program's own stdout goes to stderr.
 "$PPERF" record -q -o - -- "$PROGS/family" 2>"$T/err" | "$TT" summary - >"$T/sum" || fail "-o - | reader"
 grep -q '^truncated 0' "$T/sum" || fail "the piped profile is incomplete"
