@@ -243,13 +243,14 @@ static void warn_missed(const struct tracer_stats *st, int rt, int cpu_clock)
  * ticks, a stop in snapshots), and the interrupt's own time is the thread's: 50-75 us each on
  * our VM, where a tight loop of tests/progs/truth took 3-30 % longer at 2 kHz, 40-100 % at
  * 5 kHz and 2-3 times as long at 10 kHz (perf's cpu-clock alike), and its shares moved
- * (docs/benchmark.md). Above RATE_DEAR_HZ, say so.
+ * (docs/benchmark.md). Above RATE_DEAR_HZ, say so; not where every thread was timed at the
+ * CPU-clock ticks, which come at the kernel's HZ whatever -F asks for.
  */
 #define RATE_DEAR_HZ 2000.0
 
-static void warn_rate(double freq)
+static void warn_rate(const struct tracer_stats *st, double freq)
 {
-	if (freq <= RATE_DEAR_HZ)
+	if (freq <= RATE_DEAR_HZ || (st->timer_threads && !st->task_clock_threads))
 		return;
 	warning("at %.0f Hz the sampling interrupts cost the program CPU time of their own (tens "
 		"of microseconds each on a VM: a loop 2-3 times as long at 10 kHz on ours), which can "
@@ -560,7 +561,7 @@ int record_run(struct record_args *a, char **cmd_argv, int cmd_argc, int *writte
 	}
 	if (!a->quiet) {
 		warn_missed(tracer_stats(t), a->topt.sched_policy, a->topt.cpu_clock);
-		warn_rate(a->freq);
+		warn_rate(tracer_stats(t), a->freq);
 	}
 	*stats = *tracer_stats(t);
 	tracer_free(t);

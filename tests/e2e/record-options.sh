@@ -22,6 +22,10 @@ grep -q '^warning: at 5000 Hz the sampling interrupts cost the program' err ||
 [ -s err ] && fail "record -q -F 5000 printed: $(cat err)"
 "$PPERF" record -F 2000 -o h.data -- "$PROGS/status" exit 0 >/dev/null 2>err || fail "record -F 2000"
 grep -q 'sampling interrupts cost' err && fail "a warning on the interrupts' cost at -F 2000: $(cat err)"
+# (at the CPU-clock ticks, which come at the kernel's HZ whatever -F asks, it does not either)
+"$PPERF" record --sampling ticks -F 5000 -o h.data -- "$PROGS/status" exit 0 >/dev/null 2>err ||
+	fail "record --sampling ticks -F 5000: $(cat err)"
+grep -q 'sampling interrupts cost' err && fail "a warning on the interrupts' cost at the ticks: $(cat err)"
 # -o -: the profile on stdout, readable from a pipe; the program's own stdout goes to stderr.
 "$PPERF" record -q -o - -- "$PROGS/family" 2>"$T/err" | "$TT" summary - >"$T/sum" || fail "-o - | reader"
 grep -q '^truncated 0' "$T/sum" || fail "the piped profile is incomplete"
