@@ -2341,16 +2341,15 @@ static void take_thread(struct tracer *t, struct task *task)
 					clock_line_follow(&task->line, task->cpu_ns, count);
 				task->cpu_ns = clock_line_time(&task->line, count);
 			}
-			if (task->cpu_ns < before)
-				task->cpu_ns = before;
 			/*
-			 * Samples its buffer holds unread (the sampler kept off its CPU since it
-			 * read the buffers for this instant) come before now: they stand for the
-			 * CPU time since (read at the next instant), which this read would have
-			 * taken from them (a thread off its CPU then came out with a second of
-			 * it, weighing nothing, and its samples with none).
+			 * Never below what it was; nor above while its buffer holds samples unread
+			 * (the sampler kept off its CPU since it read the buffers for this
+			 * instant): they come before now and stand for the CPU time since (read
+			 * at the next instant), which this read would have taken from them (a
+			 * thread off its CPU then came out with a second of it, weighing nothing,
+			 * and its samples with none).
 			 */
-			if (perfclock_ring_pending(&task->ring))
+			if (task->cpu_ns < before || perfclock_ring_pending(&task->ring))
 				task->cpu_ns = before;
 		}
 	}

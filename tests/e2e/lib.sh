@@ -42,10 +42,10 @@ stat_tol() {
 		printf "%.1f", (2.5 * se > 3 ? 2.5 * se : 3) }'
 }
 # by_frame CSV COLUMN: a `report --format csv --sort sym` file's column (1: the share, 3: CPU
-# ms) summed by the name call graphs give a function, "NAME<TAB>SUM" a line, unsorted: code without a
-# symbol is one row per address in the flat report ("[unknown] FILE+0xADDR") and one frame per
-# file in call graphs ("[FILE]": a stop at a PLT entry or at the end of a system call the
-# dynamic loader makes, say)
+# ms) summed by the name call graphs give a function, "NAME<TAB>SUM" a line, unsorted: code
+# without a symbol is one row per address in the flat report ("[unknown] FILE+0xADDR") and one
+# frame per file in call graphs ("[FILE]": a stop at a PLT entry or at the end of a system call
+# the dynamic loader makes, say)
 by_frame() {
 	awk -F, -v c="$2" 'NR > 1 { n = $NF
 		if (n ~ /^\[unknown\] .*\+0x[0-9a-f]+$/) {

@@ -52,20 +52,19 @@ if [ -n "$kthread" ]; then
 fi
 
 # Detached while its threads run on their task clocks (as root here), again and again: at its
-# signals (where no buffer can be had) each sample is a signal, and one already on its way
-# when pperf lets go (the kernel sends it at the thread's next return to user mode, closing
-# the clock does not take it back) would kill the program with SIGTRAP; 2 of 30 runs did
-# before pperf took it at the detach. Programs detached from twice each after short
-# recordings (10 a mode), in each sampling mode: the task clock's buffer (with a channel too), its signals (where no buffer can be had:
-# PPERF_TEST_NO_BUFFERS), the same with every step 10 us (PPERF_TEST_STEP_NS), so that a
-# signal is on its way at nearly every detach (with one call made in each thread to take it,
-# whose single step stops before the kernel sends it, 18 of 20 programs died), CPU-clock
-# timers' ticks. (On a loaded machine
-# the program's life may be over before pperf attaches: such an attach is refused as it must
-# be, and the round counts for nothing, and 10 rounds must detach twice. ASan's pperf takes
-# 0.34 s to attach for 0.03 s and detach on some machines of our kind, 0.15 of it in its leak
-# check at the end, where the plain build takes 0.08: 0 and 3 of 15 rounds fitted two of them
-# into 0.5 s there. Its program lives 1.5 s.)
+# signals (where no buffer can be had) each sample is a signal, and one already on its way when
+# pperf lets go (the kernel sends it at the thread's next return to user mode, closing the clock
+# does not take it back) would kill the program with SIGTRAP; 2 of 30 runs did before pperf took
+# it at the detach. Programs detached from twice each after short recordings (10 a mode), in
+# each sampling mode: the task clock's buffer (with a channel too), its signals (where no buffer
+# can be had: PPERF_TEST_NO_BUFFERS), the same with every step 10 us (PPERF_TEST_STEP_NS), so
+# that a signal is on its way at nearly every detach (with one call made in each thread to take
+# it, whose single step stops before the kernel sends it, 18 of 20 programs died), CPU-clock
+# timers' ticks. (On a loaded machine the program's life may be over before pperf attaches: such
+# an attach is refused as it must be, and the round counts for nothing; 10 rounds must
+# detach twice. ASan's pperf takes 0.34 s to attach for 0.03 s and detach on some machines of
+# our kind, 0.15 of it in its leak check at the end, where the plain build takes 0.08: 0 and 3
+# of 15 rounds fitted two of them into 0.5 s there. Its program lives 1.5 s.)
 life=0.5
 case $BUILD in *asan*) life=1.5 ;; esac
 # attach_twice MODE: one round; 0 if it detached twice, 1 if the program ended first

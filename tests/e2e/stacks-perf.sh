@@ -13,9 +13,15 @@ RT="--sampling snapshot"
 command -v perf >/dev/null || skip "perf is not installed (linux-perf)"
 report() { timeout 120 perf report --stdio "$@" 2>>"$T/err" | grep -v '^#' | grep -v '^$'; }
 
-"$PPERF" record -q $RT -g -F 2000 -o "$T/cp.data" -- "$PROGS/callpaths" 4.0 >"$T/own" || fail "record -g"
-n=$(oncpu "$T/cp.data")
-"$PPERF" convert --to perf -i "$T/cp.data" -o "$T/cp.perf" 2>"$T/err" || fail "convert: $(cat "$T/err")"
+# record_cp NAME: callpaths recorded with -g into $T/NAME.data (its own account in $T/NAME.own)
+# and exported to $T/NAME.perf
+record_cp() {
+	"$PPERF" record -q $RT -g -F 2000 -o "$T/$1.data" -- "$PROGS/callpaths" 4.0 >"$T/$1.own" ||
+		fail "record -g ($1)"
+	"$PPERF" convert --to perf -i "$T/$1.data" -o "$T/$1.perf" 2>"$T/err" ||
+		fail "convert ($1): $(cat "$T/err")"
+}
+record_cp cp
 timeout 60 perf evlist -v -i "$T/cp.perf" 2>/dev/null | grep -q 'sample_type: [A-Z|]*CALLCHAIN' ||
 	fail "no CALLCHAIN in the export's sample_type: $(perf evlist -v -i "$T/cp.perf" 2>&1)"
 : >"$T/err"
@@ -72,14 +78,11 @@ paths() {
 	done
 	return $miss
 }
-if ! paths "$T/children" "$T/cp.data" "$T/own"; then
+if ! paths "$T/children" "$T/cp.data" "$T/cp.own"; then
 	echo "(a path off by more than its tolerance: recorded once more)"
-	"$PPERF" record -q $RT -g -F 2000 -o "$T/cp2.data" -- "$PROGS/callpaths" 4.0 >"$T/own2" ||
-		fail "record -g, once more"
-	"$PPERF" convert --to perf -i "$T/cp2.data" -o "$T/cp2.perf" 2>"$T/err" ||
-		fail "convert, once more: $(cat "$T/err")"
+	record_cp cp2
 	report -i "$T/cp2.perf" --children -g none --sort sym >"$T/children2"
-	paths "$T/children2" "$T/cp2.data" "$T/own2" ||
+	paths "$T/children2" "$T/cp2.data" "$T/cp2.own" ||
 		fail "a path's share in perf report is off the program's account by more than its tolerance, twice"
 fi
 # perf script: each sample's chain, the sampled function first.
