@@ -299,6 +299,11 @@ static void print_stats(const struct tracer_stats *st, const struct record_args 
 			"call's end, where the interrupt may have come before the call: let go and "
 			"interrupted again\n",
 			(unsigned long long)st->restops);
+	if (st->set_aside)
+		fprintf(stderr, "pperf: set aside   %12llu samples whose threads had not all stopped a "
+			"quarter of a period after the instant (waiting for a CPU): the others went "
+			"on, and the sample was written once they stopped\n",
+			(unsigned long long)st->set_aside);
 	if (st->after_call_samples)
 		fprintf(stderr, "pperf: after calls %12llu thread-samples on a CPU weighed 0: their threads "
 			"were let go from a system call's end where they stood for no CPU time, so "

@@ -67,6 +67,15 @@ struct task {
 	/* its last stop for a snapshot, at a system call's end, stood for no CPU time: it was let
 	 * go from that call's end (see weigh_after_call()) */
 	int from_call;
+	/*
+	 * Snapshots set aside because it had not stopped for them in time (see set_aside()):
+	 * how many await its stop, its scheduler counts at the oldest one's instant, whether the
+	 * sample being closed awaits it, and whether its stop is also the current sample's (it
+	 * waited for a CPU at that instant too).
+	 */
+	uint32_t late;
+	struct sched_counts late_sched;
+	int late_now, late_also;
 	/* CPU-clock sampling (sampler/cputimer.h) */
 	enum {
 		TIMER_NONE,	/* none: stopped at the sampling instants (--sampling snapshot) */

@@ -55,8 +55,11 @@
 /* How long a sample waits for a task to stop before leaving it out (a task in D state). */
 #define STOP_TIMEOUT_NS (1000 * 1000 * 1000ULL)
 /* How long after the sampling instant a snapshot holds the threads that stopped for it while
- * others are still awaited, in periods (see task_stopped()). */
-#define HOLD_PERIODS 2
+ * others are still awaited, as a fraction of the period (see task_stopped(), set_aside()). */
+#define HOLD_FRACTION 4
+/* How many snapshots may wait at once, set aside, for threads that had not stopped for them
+ * (set_aside()); past that the oldest is written without them. */
+#define ASIDE_MAX 32
 /* How long before the sampling instant a thread found waiting for a CPU may have lost it
  * and still count as running at the instant (see task_weigh()). */
 #define PREEMPT_SLACK_NS (20 * 1000ULL)
@@ -79,6 +82,24 @@ enum stop_reason {
 	STOP_NONE,
 	STOP_SIGNAL,   /* SIGINT, SIGTERM, SIGHUP to pperf: a started program is killed */
 	STOP_DURATION, /* --duration elapsed: the program is detached and runs on */
+};
+
+/*
+ * A snapshot set aside: its thread-samples, with their call stacks and channels, its system
+ * channels read when it was set aside, and the threads whose stops it still awaits.
+ */
+struct aside {
+	uint64_t time;
+	uint32_t nts, alloc;
+	struct profile_tsample *ts;
+	struct profile_stack *stk;
+	uint64_t *frames;
+	struct profile_ustack *ustk;
+	uint64_t *regs;
+	uint8_t *data;
+	int64_t *values, *sys_values;
+	pid_t *late;
+	uint32_t nr_late;
 };
 
 struct tracer {
@@ -104,6 +125,9 @@ struct tracer {
 	uint64_t released_ns, run_gap;
 	/* how long interrupts took to stop threads in user code (see task_weigh()) */
 	uint32_t ipi_hist[IPI_BINS];
+	/* snapshots set aside, oldest first (one more than ASIDE_MAX while one is added) */
+	struct aside aside[ASIDE_MAX + 1];
+	uint32_t nr_aside;
 	uint64_t ipi_seen;
 	uint8_t sleep_calls[SLEEP_CALLS]; /* system calls threads were found asleep in */
 	enum stop_reason stop;
@@ -296,6 +320,8 @@ static void arm_next(struct tracer *t);
 static void drain_rings(struct tracer *t, int instant);
 static void handle_status(struct tracer *t, pid_t tid, int status);
 static int restop(struct tracer *t, struct task *task);
+static void sample_room(struct tracer *t, uint32_t n);
+static void aside_flush(struct tracer *t, int force);
 
 static void emit(struct tracer *t, struct profile_record *rec)
 {
@@ -433,6 +459,18 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 		task->waited = 0;
 		t->nwait--;
 	}
+	/* Samples set aside for it wait no more, and leave it out as below. */
+	for (uint32_t k = 0; k < t->nr_aside; k++) {
+		struct aside *a = &t->aside[k];
+
+		for (uint32_t i = 0; i < a->nr_late; i++)
+			if (a->late[i] == tid)
+				a->late[i--] = a->late[--a->nr_late];
+		for (uint32_t i = 0; i < a->nts; i++)
+			if (a->ts[i].tid == (uint32_t)tid)
+				a->ts[i].slot = SLOT_GONE;
+	}
+	task->late = 0;
 	/* Gone before its sample is written: a sample being taken leaves it out (it exited once
 	 * let go), as its THREAD_END comes first; samples of its CPU clock taken since the last
 	 * sample are written first, those in buffers before them. */
@@ -526,14 +564,15 @@ static void release(struct tracer *t, struct task *task)
 }
 
 /*
- * Whether a snapshot holds the threads stopped for it at `now` (task_stopped()): for
- * HOLD_PERIODS after its instant, so that a thread that takes long to reach its stop (one that
- * waits for a CPU on a busy machine) does not hold the others longer.
+ * Whether a snapshot holds the threads stopped for it at `now` (task_stopped()): for a
+ * HOLD_FRACTION of the period after its instant, so that a thread that takes long to reach its
+ * stop (one that waits for a CPU on a busy machine) does not hold the others longer; the
+ * snapshot is then set aside until it stops (set_aside()).
  */
 static int holding(const struct tracer *t, uint64_t now)
 {
 	return t->o.cpu_clock == CPU_CLOCK_NONE && t->sample_open &&
-	       now - t->sample_time < HOLD_PERIODS * t->period_ns;
+	       now - t->sample_time < t->period_ns / HOLD_FRACTION;
 }
 
 /* Past the hold, the threads a snapshot held go on (at CPU clocks none are held). */
@@ -552,12 +591,223 @@ static void let_go_held(struct tracer *t)
 	}
 }
 
+/* Copy thread-sample `from` of the current sample, with its stack and channels, to the end of a. */
+static void aside_put(struct tracer *t, struct aside *a, uint32_t from)
+{
+	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0, j = a->nts;
+	const struct profile_tsample *ts = &t->ts[from];
+
+	if (j == a->alloc) {
+		a->alloc = a->alloc ? 2 * a->alloc : 8;
+		a->ts = xreallocarray(a->ts, a->alloc, sizeof(*a->ts));
+		if (t->o.call_graph == CALL_GRAPH_FP) {
+			a->stk = xreallocarray(a->stk, a->alloc, sizeof(*a->stk));
+			a->frames = xreallocarray(a->frames, (size_t)a->alloc * STACK_MAX_DEPTH,
+						  sizeof(uint64_t));
+		} else if (t->o.call_graph) {
+			a->ustk = xreallocarray(a->ustk, a->alloc, sizeof(*a->ustk));
+			a->regs = xreallocarray(a->regs, (size_t)a->alloc * USTACK_MAX_REGS,
+						sizeof(uint64_t));
+			a->data = xreallocarray(a->data, a->alloc, t->o.stack_size);
+		}
+		if (nch)
+			a->values = xreallocarray(a->values, (size_t)a->alloc * nch, sizeof(int64_t));
+	}
+	a->ts[j] = *ts;
+	if (ts->stack) {
+		a->stk[j] = t->stk[from];
+		memcpy(a->frames + (size_t)j * STACK_MAX_DEPTH,
+		       t->stk_frames + (size_t)from * STACK_MAX_DEPTH,
+		       t->stk[from].nr_frames * sizeof(uint64_t));
+	}
+	if (ts->ustack) {
+		a->ustk[j] = t->ustk[from];
+		memcpy(a->regs + (size_t)j * USTACK_MAX_REGS,
+		       t->ustk_regs + (size_t)from * USTACK_MAX_REGS, USTACK_MAX_REGS * sizeof(uint64_t));
+		memcpy(a->data + (size_t)j * t->o.stack_size,
+		       t->ustk_data + (size_t)from * t->o.stack_size, t->ustk[from].size);
+	}
+	if (ts->values)
+		memcpy(a->values + (size_t)j * nch, t->thr_values + (size_t)from * nch,
+		       nch * sizeof(int64_t));
+	a->nts = j + 1;
+}
+
+/* Copy a's thread-sample j back as thread-sample `to` of the current sample (emit_sample()
+ * points it at its stack and channels). */
+static void aside_get(struct tracer *t, const struct aside *a, uint32_t j, uint32_t to)
+{
+	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
+
+	sample_room(t, to);
+	t->ts[to] = a->ts[j];
+	if (a->ts[j].stack) {
+		t->stk[to] = a->stk[j];
+		memcpy(t->stk_frames + (size_t)to * STACK_MAX_DEPTH,
+		       a->frames + (size_t)j * STACK_MAX_DEPTH, a->stk[j].nr_frames * sizeof(uint64_t));
+	}
+	if (a->ts[j].ustack) {
+		t->ustk[to] = a->ustk[j];
+		memcpy(t->ustk_regs + (size_t)to * USTACK_MAX_REGS,
+		       a->regs + (size_t)j * USTACK_MAX_REGS, USTACK_MAX_REGS * sizeof(uint64_t));
+		memcpy(t->ustk_data + (size_t)to * t->o.stack_size,
+		       a->data + (size_t)j * t->o.stack_size, a->ustk[j].size);
+	}
+	if (a->ts[j].values)
+		memcpy(t->thr_values + (size_t)to * nch, a->values + (size_t)j * nch,
+		       nch * sizeof(int64_t));
+}
+
+/*
+ * In snapshots, a thread still on its way to its stop a HOLD_FRACTION of a period after the
+ * instant (one that waits for a CPU on a busy machine, often for milliseconds) no longer holds
+ * the others, nor the sampler: the sample is set aside with the thread-samples taken so far, and
+ * the next instant comes on time. The thread's stop, when it comes, completes every sample set
+ * aside for it (one that waited for a CPU all along is where it was at each of their instants),
+ * and the samples are written in order once complete (aside_flush()). So is any sample taken
+ * while older ones wait. Before, the sample waited for it, holding the threads stopped for it up
+ * to two periods, and no instant could come meanwhile: beside two CPU hogs, four threads were
+ * held 425-475 us a stop, 3.5 times as long as idle, and sampled at 70-80 % of the rate; set
+ * aside, 180-200 us (1.5 times), at the rate (docs/benchmark.md). Holding them for less while
+ * the sample still waited left the threads let go unseen, and the shares went 2-8 points off.
+ */
+static void set_aside(struct tracer *t)
+{
+	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
+	struct aside *a = &t->aside[t->nr_aside++];
+
+	*a = (struct aside){ .time = t->sample_time };
+	for (uint32_t i = 0; i < t->nts; i++)
+		aside_put(t, a, i);
+	if (nch) {
+		a->sys_values = xcalloc(nch, sizeof(int64_t));
+		pmu_set_read(t->o.pmus, a->sys_values);
+	}
+	a->late = xreallocarray(NULL, t->tt.nr + 1, sizeof(pid_t));
+	for (size_t i = 0; i < t->tt.nr; i++) {
+		struct task *task = t->tt.tasks[i];
+
+		if (task->late_now && !task->taken) {
+			a->late[a->nr_late++] = task->tid;
+			/* its counts at the instant, which the next samples' do not read again */
+			if (!task->late++)
+				task->late_sched = task->sched;
+		}
+		task->late_now = 0;
+		task->taken = 0;
+	}
+	t->nts = 0;
+	if (a->nr_late)
+		t->st.set_aside++;
+	if (t->nr_aside > ASIDE_MAX)
+		aside_flush(t, 1);
+}
+
+/*
+ * Write the samples set aside that are complete, oldest first, up to the first still waiting;
+ * with `force`, the oldest one even so, without the threads it waits for (left out as a thread
+ * that does not stop within a second is). Only between samples (nothing taken yet).
+ */
+static void aside_flush(struct tracer *t, int force)
+{
+	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
+
+	while (t->nr_aside && !t->nts && (!t->aside[0].nr_late || force)) {
+		struct aside *a = &t->aside[0];
+
+		for (uint32_t k = 0; k < a->nr_late; k++) {
+			struct task *task = task_find(&t->tt, a->late[k]);
+
+			if (task && task->late)
+				task->late--;
+		}
+		if (a->nr_late && !t->warned_timeout) {
+			warning("%u thread(s) did not stop within %d samples (in uninterruptible "
+				"sleep?): left out of samples until they stop",
+				a->nr_late, ASIDE_MAX);
+			t->warned_timeout = 1;
+		}
+		for (uint32_t j = 0; j < a->nts; j++)
+			aside_get(t, a, j, j);
+		t->nts = a->nts;
+		if (nch) {
+			memcpy(t->sys_values, a->sys_values, nch * sizeof(int64_t));
+			reading_line_start(&t->sys_line, a->time, t->sys_values);
+			t->sys_given = 1;
+		}
+		emit_sample(t, a->time);
+		free(a->ts);
+		free(a->stk);
+		free(a->frames);
+		free(a->ustk);
+		free(a->regs);
+		free(a->data);
+		free(a->values);
+		free(a->sys_values);
+		free(a->late);
+		memmove(t->aside, t->aside + 1, --t->nr_aside * sizeof(*t->aside));
+		force = 0;
+	}
+}
+
+/*
+ * A thread that samples set aside wait for has stopped: its thread-sample for each, as of the
+ * oldest one's instant, and in the others as waiting for a CPU (it was, all along), with no CPU
+ * time. Its stop is the current sample's too if that awaits it (take_thread()).
+ */
+static void late_stop(struct tracer *t, struct task *task)
+{
+	uint32_t n = t->nts, taken_at = task->taken_at;
+	uint64_t time = t->sample_time;
+	int taken = task->taken, sampled = task->sampled, got = 0;
+	enum task_state state = task->state;
+
+	task->taken = 0;
+	task->sampled = 1;
+	task->state = TASK_STOPPED;
+	task->stop_ns = now_ns();
+	task->sched = task->late_sched;
+	for (uint32_t k = 0; k < t->nr_aside; k++) {
+		struct aside *a = &t->aside[k];
+		uint32_t i;
+
+		for (i = 0; i < a->nr_late && a->late[i] != task->tid; i++)
+			;
+		if (i == a->nr_late)
+			continue;
+		a->late[i] = a->late[--a->nr_late];
+		if (!got) {
+			t->sample_time = a->time;
+			take_thread(t, task);
+			t->sample_time = time;
+			got = t->nts > n ? 1 : -1;
+		}
+		if (got < 0)
+			continue;
+		aside_put(t, a, n);
+		t->ts[n].state = TS_OFFCPU;
+		t->ts[n].cpu_weight = 0;
+	}
+	t->nts = n;
+	task->late = 0;
+	task->taken = taken;
+	task->taken_at = taken_at;
+	task->sampled = sampled;
+	task->state = state;
+	task->late_also = t->sample_open && task->waited;
+}
+
 /*
  * A task is in a ptrace-stop: while sampling (or detaching) it is held for the sample,
  * otherwise it goes on at once.
  */
 static void task_stopped(struct tracer *t, struct task *task, int group_stop)
 {
+	if (task->late) {
+		late_stop(t, task);
+		if (!t->sampling)
+			aside_flush(t, 0);
+	}
 	if (task->waited) {
 		task->waited = 0;
 		t->nwait--;
@@ -568,7 +818,7 @@ static void task_stopped(struct tracer *t, struct task *task, int group_stop)
 		 * at), let go while others are still awaited: it need not wait for them. The last
 		 * is let go when the sample is done, so that the tracer, which it might preempt on
 		 * waking, has finished its work first. In snapshots every thread is held until
-		 * the sample is written (up to HOLD_PERIODS after the instant): a thread let go
+		 * the sample is written or set aside (set_aside()): a thread let go
 		 * early runs while the tracer still works, from where it stopped, and that is
 		 * seldom where a random instant finds a thread. One that waited for a CPU at the
 		 * instant stopped where the scheduler took its CPU, most often at a system call's
@@ -1599,11 +1849,23 @@ static void wait_for_stops(struct tracer *t)
 		now = now_ns();
 		if (now >= limit)
 			break;
-		/* a snapshot's held threads are let go in time (looked at each millisecond) */
-		if (holding(t, now))
-			ts.tv_nsec = 1000 * 1000;
-		else if (t->sample_open)
+		/* a snapshot's held threads are let go in time (looked at each millisecond, or at
+		 * the hold's end), and it is set aside for those still on their way (set_aside()) */
+		if (holding(t, now)) {
+			uint64_t left = t->sample_time + t->period_ns / HOLD_FRACTION - now;
+
+			ts.tv_nsec = left < 1000 * 1000 ? (long)left : 1000 * 1000;
+		} else if (t->sample_open) {
 			let_go_held(t);
+			if (t->o.cpu_clock == CPU_CLOCK_NONE) {
+				for (size_t i = 0; i < t->tt.nr; i++) {
+					t->tt.tasks[i]->late_now = t->tt.tasks[i]->waited;
+					t->tt.tasks[i]->waited = 0;
+				}
+				t->nwait = 0;
+				break;
+			}
+		}
 		if (!spin || now - progress >= SPIN_NS)
 			sigtimedwait(&chld, NULL, &ts);
 	}
@@ -1646,6 +1908,7 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 		task->sampled = 0;
 		task->read_asleep = 0;
 		task->seen_running = 0;
+		task->late_now = 0;
 		task->sched.switches = CPUTIME_NO_SWITCHES;
 		if (task->state == TASK_NEW || task->in_vfork || task->exiting)
 			continue;
@@ -2360,6 +2623,14 @@ static void take_thread(struct tracer *t, struct task *task)
 				       .cpu_ns = task->cpu_ns };
 	s->state = task_weigh(t, task, &sched, &call, &s->cpu_weight);
 	weigh_after_call(t, task, &call, s->state, &s->cpu_weight);
+	if (task->late_also) {
+		/* its stop completed samples set aside (late_stop()): it waited for a CPU at
+		 * this instant too */
+		s->state = TS_OFFCPU;
+		s->cpu_weight = 0;
+		task->from_call = call.nr >= 0;
+		task->late_also = 0;
+	}
 	if (s->state == TS_ONCPU)
 		t->st.oncpu_samples++;
 	if (s->state == TS_ASLEEP && task->switch_owed >= t->period_ns) {
@@ -2801,7 +3072,16 @@ static void sample(struct tracer *t)
 	 * more often in a long function than a random moment is).
 	 */
 	if (!waits && t->o.cpu_clock == CPU_CLOCK_NONE) {
-		written = emit_sample(t, t->sample_time);
+		int late = 0;
+
+		for (size_t i = 0; i < t->tt.nr; i++)
+			late |= t->tt.tasks[i]->late_now && !t->tt.tasks[i]->taken;
+		if (late || t->nr_aside) {
+			set_aside(t);
+			written = now_ns();
+		} else {
+			written = emit_sample(t, t->sample_time);
+		}
 		arm_next(t);
 		/* the gap this sample ended counts from the next on, over the last sixty or so: an
 		 * observation weighed by its own gap, even in part, leans to what runs long after a
@@ -2821,6 +3101,7 @@ static void sample(struct tracer *t)
 		task->read_asleep = 0;
 		task->seen_running = 0;
 	}
+	aside_flush(t, 0);
 	end = now_ns();
 	t->st.stopped_ns += end - t->sample_time;
 	if (end - t->sample_time > t->st.max_stop_ns)
@@ -3610,6 +3891,8 @@ int tracer_run(struct tracer *t)
 	}
 	if (t->stop == STOP_SIGNAL && t->root && !t->root_done)
 		end_root(t);
+	while (t->nr_aside && !t->nts)
+		aside_flush(t, 1);
 	drain_rings(t, 0);
 	if (t->nts)
 		write_sample(t, now_ns());

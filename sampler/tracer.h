@@ -56,6 +56,9 @@ struct tracer_stats {
 	/* snapshots' observations of threads let go from a call's end where they had stood for
 	 * no CPU time, weighed 0 (weigh_after_call()) */
 	uint64_t after_call_samples;
+	/* snapshots set aside for threads not stopped a quarter of a period after the instant,
+	 * written once they stopped (set_aside()) */
+	uint64_t set_aside;
 	uint64_t asleep_samples; /* thread-samples read asleep, without a stop */
 	uint64_t asleep_stacks;	 /* ... with call stacks: of them, with the stack they slept with */
 	uint64_t timer_samples;	 /* thread-samples taken at a stop for a CPU-clock timer */
