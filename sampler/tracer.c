@@ -703,6 +703,19 @@ static void set_aside(struct tracer *t)
 		aside_flush(t, 1);
 }
 
+static void aside_free(struct aside *a)
+{
+	free(a->ts);
+	free(a->stk);
+	free(a->frames);
+	free(a->ustk);
+	free(a->regs);
+	free(a->data);
+	free(a->values);
+	free(a->sys_values);
+	free(a->late);
+}
+
 /*
  * Write the samples set aside that are complete, oldest first, up to the first still waiting;
  * with `force`, the oldest one even so, without the threads it waits for (left out as a thread
@@ -736,15 +749,7 @@ static void aside_flush(struct tracer *t, int force)
 			t->sys_given = 1;
 		}
 		emit_sample(t, a->time);
-		free(a->ts);
-		free(a->stk);
-		free(a->frames);
-		free(a->ustk);
-		free(a->regs);
-		free(a->data);
-		free(a->values);
-		free(a->sys_values);
-		free(a->late);
+		aside_free(a);
 		memmove(t->aside, t->aside + 1, --t->nr_aside * sizeof(*t->aside));
 		force = 0;
 	}
@@ -1908,7 +1913,7 @@ static void stop_all(struct tracer *t, int include_group_stopped)
 		task->sampled = 0;
 		task->read_asleep = 0;
 		task->seen_running = 0;
-		task->late_now = 0;
+		task->late_now = task->late_also = 0;
 		task->sched.switches = CPUTIME_NO_SWITCHES;
 		if (task->state == TASK_NEW || task->in_vfork || task->exiting)
 			continue;
@@ -3924,6 +3929,8 @@ void tracer_free(struct tracer *t)
 	if (!t)
 		return;
 	task_table_release(&t->tt);
+	for (uint32_t k = 0; k < t->nr_aside; k++) /* (none left when recording ends) */
+		aside_free(&t->aside[k]);
 	if (t->sigfd >= 0)
 		close(t->sigfd);
 	if (t->timerfd >= 0)
