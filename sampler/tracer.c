@@ -323,6 +323,17 @@ static int restop(struct tracer *t, struct task *task);
 static void sample_room(struct tracer *t, uint32_t n);
 static void aside_flush(struct tracer *t, int force);
 
+/* Take tid off the threads a sample set aside awaits: 1 if it was one of them. */
+static int aside_unlate(struct aside *a, pid_t tid)
+{
+	for (uint32_t i = 0; i < a->nr_late; i++)
+		if (a->late[i] == tid) {
+			a->late[i] = a->late[--a->nr_late];
+			return 1;
+		}
+	return 0;
+}
+
 static void emit(struct tracer *t, struct profile_record *rec)
 {
 	if (!t->o.writer || t->write_failed || t->finished)
@@ -463,9 +474,7 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 	for (uint32_t k = 0; k < t->nr_aside; k++) {
 		struct aside *a = &t->aside[k];
 
-		for (uint32_t i = 0; i < a->nr_late; i++)
-			if (a->late[i] == tid)
-				a->late[i--] = a->late[--a->nr_late];
+		aside_unlate(a, tid);
 		for (uint32_t i = 0; i < a->nts; i++)
 			if (a->ts[i].tid == (uint32_t)tid)
 				a->ts[i].slot = SLOT_GONE;
@@ -774,13 +783,9 @@ static void late_stop(struct tracer *t, struct task *task)
 	task->sched = task->late_sched;
 	for (uint32_t k = 0; k < t->nr_aside; k++) {
 		struct aside *a = &t->aside[k];
-		uint32_t i;
 
-		for (i = 0; i < a->nr_late && a->late[i] != task->tid; i++)
-			;
-		if (i == a->nr_late)
+		if (!aside_unlate(a, task->tid))
 			continue;
-		a->late[i] = a->late[--a->nr_late];
 		if (!got) {
 			t->sample_time = a->time;
 			take_thread(t, task);
