@@ -41,7 +41,7 @@ expect_eq "package-1 energy (µJ)" $((last - first)) $((step / 2 * ticks))
 grep -q "cannot read the powercap tree '$T/none'" "$T/err" || fail "missing tree: $(cat "$T/err")"
 "$PPERF" record -q --pmu "rapl:root=$T/none,power_root=$T/none" -o "$T/x" -- true 2>"$T/err" && fail "no rapl accepted"
 grep -q "no RAPL energy counters here" "$T/err" || fail "no rapl: $(cat "$T/err")"
-"$PPERF" record -q --pmu "rapl:root=$P,domains=psys" -o "$T/x" -- true 2>"$T/err" && fail "absent domain accepted"
+"$PPERF" record -q --pmu "rapl:root=$P,power_root=$T/none,domains=psys" -o "$T/x" -- true 2>"$T/err" && fail "absent domain accepted"
 grep -q "no RAPL domain 'psys'" "$T/err" || fail "absent domain: $(cat "$T/err")"
 "$PPERF" record -q --pmu "rapl:domains=gpu" -o "$T/x" -- true 2>"$T/err" && fail "bad domain accepted"
 grep -q "unknown domain 'gpu'" "$T/err" || fail "bad domain: $(cat "$T/err")"
