@@ -38,6 +38,7 @@
 #include "procfs.h"
 #include "restart.h"
 #include "tasks.h"
+#include "tsamples.h"
 
 /* The histogram of interrupt delays: bins of 2 us, the last for all from 126 us on. */
 #define IPI_BIN_NS 2000
@@ -90,14 +91,9 @@ enum stop_reason {
  */
 struct aside {
 	uint64_t time;
-	uint32_t nts, alloc;
-	struct profile_tsample *ts;
-	struct profile_stack *stk;
-	uint64_t *frames;
-	struct profile_ustack *ustk;
-	uint64_t *regs;
-	uint8_t *data;
-	int64_t *values, *sys_values;
+	uint32_t nts;
+	struct tsamples s; /* (kept, emptied, for the next one set aside in its place) */
+	int64_t *sys_values;
 	pid_t *late;
 	uint32_t nr_late;
 };
@@ -144,16 +140,8 @@ struct tracer {
 	int nwait;
 	uint64_t last_flush, last_comm_check;
 
-	struct profile_tsample *ts;
-	size_t ts_alloc;
-	struct profile_stack *stk; /* call stacks of the sample being taken */
-	uint64_t *stk_frames;
-	struct profile_ustack *ustk; /* --call-graph dwarf: registers and stack copies */
-	uint64_t *ustk_regs;
-	uint8_t *ustk_data;
-	size_t stk_alloc;
-	int64_t *sys_values, *thr_values;
-	size_t thr_alloc;
+	struct tsamples cur; /* its thread-samples, with their call stacks and channels */
+	int64_t *sys_values;
 	/* with buffers: the system channels between the last reading written and one taken at
 	 * the latest read of the buffers (each of their samples is written with the values at
 	 * its own time), set in sys_values for write_sample() when `sys_given`; thr_read holds a
@@ -320,7 +308,6 @@ static void arm_next(struct tracer *t);
 static void drain_rings(struct tracer *t, int instant);
 static void handle_status(struct tracer *t, pid_t tid, int status);
 static int restop(struct tracer *t, struct task *task);
-static void sample_room(struct tracer *t, uint32_t n);
 static void aside_flush(struct tracer *t, int force);
 
 /* Take tid off the threads a sample set aside awaits: 1 if it was one of them. */
@@ -476,8 +463,8 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 
 		aside_unlate(a, tid);
 		for (uint32_t i = 0; i < a->nts; i++)
-			if (a->ts[i].tid == (uint32_t)tid)
-				a->ts[i].slot = SLOT_GONE;
+			if (a->s.ts[i].tid == (uint32_t)tid)
+				a->s.ts[i].slot = SLOT_GONE;
 	}
 	task->late = 0;
 	/* Gone before its sample is written: a sample being taken leaves it out (it exited once
@@ -487,8 +474,8 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 	if (task->taken && !t->sample_open)
 		write_sample(t, now_ns());
 	for (uint32_t i = 0; t->sample_open && task->taken && i < t->nts; i++)
-		if (t->ts[i].slot == task->slot)
-			t->ts[i].slot = SLOT_GONE;
+		if (t->cur.ts[i].slot == task->slot)
+			t->cur.ts[i].slot = SLOT_GONE;
 	/* (a buffer of user mode alone goes with a timer: perf_fd -1) */
 	timer = task->perf_fd < 0;
 	if (task->perf_fd >= 0 || task->ring.base)
@@ -600,73 +587,6 @@ static void let_go_held(struct tracer *t)
 	}
 }
 
-/* Copy thread-sample `from` of the current sample, with its stack and channels, to the end of a. */
-static void aside_put(struct tracer *t, struct aside *a, uint32_t from)
-{
-	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0, j = a->nts;
-	const struct profile_tsample *ts = &t->ts[from];
-
-	if (j == a->alloc) {
-		a->alloc = a->alloc ? 2 * a->alloc : 8;
-		a->ts = xreallocarray(a->ts, a->alloc, sizeof(*a->ts));
-		if (t->o.call_graph == CALL_GRAPH_FP) {
-			a->stk = xreallocarray(a->stk, a->alloc, sizeof(*a->stk));
-			a->frames = xreallocarray(a->frames, (size_t)a->alloc * STACK_MAX_DEPTH,
-						  sizeof(uint64_t));
-		} else if (t->o.call_graph) {
-			a->ustk = xreallocarray(a->ustk, a->alloc, sizeof(*a->ustk));
-			a->regs = xreallocarray(a->regs, (size_t)a->alloc * USTACK_MAX_REGS,
-						sizeof(uint64_t));
-			a->data = xreallocarray(a->data, a->alloc, t->o.stack_size);
-		}
-		if (nch)
-			a->values = xreallocarray(a->values, (size_t)a->alloc * nch, sizeof(int64_t));
-	}
-	a->ts[j] = *ts;
-	if (ts->stack) {
-		a->stk[j] = t->stk[from];
-		memcpy(a->frames + (size_t)j * STACK_MAX_DEPTH,
-		       t->stk_frames + (size_t)from * STACK_MAX_DEPTH,
-		       t->stk[from].nr_frames * sizeof(uint64_t));
-	}
-	if (ts->ustack) {
-		a->ustk[j] = t->ustk[from];
-		memcpy(a->regs + (size_t)j * USTACK_MAX_REGS,
-		       t->ustk_regs + (size_t)from * USTACK_MAX_REGS, USTACK_MAX_REGS * sizeof(uint64_t));
-		memcpy(a->data + (size_t)j * t->o.stack_size,
-		       t->ustk_data + (size_t)from * t->o.stack_size, t->ustk[from].size);
-	}
-	if (ts->values)
-		memcpy(a->values + (size_t)j * nch, t->thr_values + (size_t)from * nch,
-		       nch * sizeof(int64_t));
-	a->nts = j + 1;
-}
-
-/* Copy a's thread-sample j back as thread-sample `to` of the current sample (emit_sample()
- * points it at its stack and channels). */
-static void aside_get(struct tracer *t, const struct aside *a, uint32_t j, uint32_t to)
-{
-	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
-
-	sample_room(t, to);
-	t->ts[to] = a->ts[j];
-	if (a->ts[j].stack) {
-		t->stk[to] = a->stk[j];
-		memcpy(t->stk_frames + (size_t)to * STACK_MAX_DEPTH,
-		       a->frames + (size_t)j * STACK_MAX_DEPTH, a->stk[j].nr_frames * sizeof(uint64_t));
-	}
-	if (a->ts[j].ustack) {
-		t->ustk[to] = a->ustk[j];
-		memcpy(t->ustk_regs + (size_t)to * USTACK_MAX_REGS,
-		       a->regs + (size_t)j * USTACK_MAX_REGS, USTACK_MAX_REGS * sizeof(uint64_t));
-		memcpy(t->ustk_data + (size_t)to * t->o.stack_size,
-		       a->data + (size_t)j * t->o.stack_size, a->ustk[j].size);
-	}
-	if (a->ts[j].values)
-		memcpy(t->thr_values + (size_t)to * nch, a->values + (size_t)j * nch,
-		       nch * sizeof(int64_t));
-}
-
 /*
  * In snapshots, a thread still on its way to its stop a HOLD_FRACTION of a period after the
  * instant (one that waits for a CPU on a busy machine, often for milliseconds) no longer holds
@@ -684,15 +604,20 @@ static void set_aside(struct tracer *t)
 {
 	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
 	struct aside *a = &t->aside[t->nr_aside++];
+	struct tsamples empty = a->s; /* (a store of one written before, or a new one) */
 
-	*a = (struct aside){ .time = t->sample_time };
-	for (uint32_t i = 0; i < t->nts; i++)
-		aside_put(t, a, i);
+	/* the sample's store goes aside as it is, and the slot's empty one takes its place */
+	a->s = t->cur;
+	t->cur = empty;
+	a->nts = t->nts;
+	a->time = t->sample_time;
 	if (nch) {
-		a->sys_values = xcalloc(nch, sizeof(int64_t));
+		if (!a->sys_values)
+			a->sys_values = xcalloc(nch, sizeof(int64_t));
 		pmu_set_read(t->o.pmus, a->sys_values);
 	}
-	a->late = xreallocarray(NULL, t->tt.nr + 1, sizeof(pid_t));
+	a->late = xreallocarray(a->late, t->tt.nr + 1, sizeof(pid_t));
+	a->nr_late = 0;
 	for (size_t i = 0; i < t->tt.nr; i++) {
 		struct task *task = t->tt.tasks[i];
 
@@ -714,13 +639,7 @@ static void set_aside(struct tracer *t)
 
 static void aside_free(struct aside *a)
 {
-	free(a->ts);
-	free(a->stk);
-	free(a->frames);
-	free(a->ustk);
-	free(a->regs);
-	free(a->data);
-	free(a->values);
+	tsamples_free(&a->s);
 	free(a->sys_values);
 	free(a->late);
 }
@@ -735,7 +654,8 @@ static void aside_flush(struct tracer *t, int force)
 	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
 
 	while (t->nr_aside && !t->nts && (!t->aside[0].nr_late || force)) {
-		struct aside *a = &t->aside[0];
+		struct aside *a = &t->aside[0], done;
+		struct tsamples empty = t->cur;
 
 		for (uint32_t k = 0; k < a->nr_late; k++) {
 			struct task *task = task_find(&t->tt, a->late[k]);
@@ -749,8 +669,8 @@ static void aside_flush(struct tracer *t, int force)
 				a->nr_late, ASIDE_MAX);
 			t->warned_timeout = 1;
 		}
-		for (uint32_t j = 0; j < a->nts; j++)
-			aside_get(t, a, j, j);
+		/* it becomes the current sample, written as it is */
+		t->cur = a->s;
 		t->nts = a->nts;
 		if (nch) {
 			memcpy(t->sys_values, a->sys_values, nch * sizeof(int64_t));
@@ -758,8 +678,11 @@ static void aside_flush(struct tracer *t, int force)
 			t->sys_given = 1;
 		}
 		emit_sample(t, a->time);
-		aside_free(a);
+		/* its slot, with the empty store, goes after the last one, for the next */
+		done = *a;
+		done.s = empty;
 		memmove(t->aside, t->aside + 1, --t->nr_aside * sizeof(*t->aside));
+		t->aside[t->nr_aside] = done;
 		force = 0;
 	}
 }
@@ -794,9 +717,9 @@ static void late_stop(struct tracer *t, struct task *task)
 		}
 		if (got < 0)
 			continue;
-		aside_put(t, a, n);
-		t->ts[n].state = TS_OFFCPU;
-		t->ts[n].cpu_weight = 0;
+		tsamples_copy(&a->s, a->nts++, &t->cur, n);
+		t->cur.ts[n].state = TS_OFFCPU;
+		t->cur.ts[n].cpu_weight = 0;
 	}
 	t->nts = n;
 	task->late = 0;
@@ -2042,32 +1965,6 @@ static uint64_t read_pc(pid_t tid, int *ok, uint64_t *fp, uint64_t *sp, uint64_t
 	return w.pc;
 }
 
-/* Room for thread-sample n of the current sample (and its stack). */
-static void sample_room(struct tracer *t, uint32_t n)
-{
-	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
-
-	ALLOC_GROW(t->ts, t->ts_alloc, n + 1);
-	if (t->o.call_graph && t->stk_alloc < n + 1) {
-		t->stk_alloc = (n + 1) * 2;
-		t->stk = xreallocarray(t->stk, t->stk_alloc, sizeof(*t->stk));
-		if (t->o.call_graph == CALL_GRAPH_FP) {
-			t->stk_frames = xreallocarray(t->stk_frames, t->stk_alloc * STACK_MAX_DEPTH,
-						      sizeof(uint64_t));
-		} else {
-			t->ustk = xreallocarray(t->ustk, t->stk_alloc, sizeof(*t->ustk));
-			t->ustk_regs = xreallocarray(t->ustk_regs, t->stk_alloc * USTACK_MAX_REGS,
-						     sizeof(uint64_t));
-			t->ustk_data = xreallocarray(t->ustk_data, t->stk_alloc, t->o.stack_size);
-		}
-	}
-	if (nch && t->o.pmus && pmu_set_has_thread_channels(t->o.pmus) &&
-	    t->thr_alloc < (size_t)(n + 1) * nch) {
-		t->thr_alloc = (size_t)(n + 1) * nch * 2;
-		t->thr_values = xreallocarray(t->thr_values, t->thr_alloc, sizeof(int64_t));
-	}
-}
-
 /* Learn how long an interrupt took to stop a thread in user code. */
 static void ipi_learn(struct tracer *t, uint64_t took)
 {
@@ -2483,7 +2380,7 @@ static int asleep_regs(struct task *task, uint64_t *dwarf, uint64_t *fp, uint64_
  */
 static void keep_stack(struct tracer *t, struct kept_stack *k, uint64_t key, uint32_t n)
 {
-	const struct profile_tsample *s = &t->ts[n];
+	const struct profile_tsample *s = &t->cur.ts[n];
 
 	k->key = 0;
 	if (!s->ustack && !s->stack)
@@ -2495,15 +2392,15 @@ static void keep_stack(struct tracer *t, struct kept_stack *k, uint64_t key, uin
 	if (s->ustack) {
 		if (!k->regs)
 			k->regs = xmalloc(USTACK_MAX_REGS * sizeof(uint64_t));
-		memcpy(k->regs, t->ustk_regs + (size_t)n * USTACK_MAX_REGS,
+		memcpy(k->regs, tsamples_regs(&t->cur, n),
 		       s->ustack->nr_regs * sizeof(uint64_t));
-		memcpy(k->data, t->ustk_data + (size_t)n * t->o.stack_size, s->ustack->size);
+		memcpy(k->data, tsamples_data(&t->cur, n), s->ustack->size);
 		k->nr_regs = s->ustack->nr_regs;
 		k->sp = s->ustack->sp;
 		k->n = s->ustack->size;
 		k->flags = s->ustack->flags;
 	} else {
-		memcpy(k->data, t->stk_frames + (size_t)n * STACK_MAX_DEPTH,
+		memcpy(k->data, tsamples_frames(&t->cur, n),
 		       s->stack->nr_frames * sizeof(uint64_t));
 		k->nr_regs = 0;
 		k->n = s->stack->nr_frames;
@@ -2515,22 +2412,22 @@ static void keep_stack(struct tracer *t, struct kept_stack *k, uint64_t key, uin
 /* ... and give it to thread-sample n: 1, or 0 if none is kept under key. */
 static int give_stack(struct tracer *t, const struct kept_stack *k, uint64_t key, uint32_t n)
 {
-	struct profile_tsample *s = &t->ts[n];
+	struct profile_tsample *s = &t->cur.ts[n];
 
 	if (!k->key || k->key != key)
 		return 0;
 	if (k->nr_regs && t->o.call_graph == CALL_GRAPH_DWARF) {
-		memcpy(t->ustk_regs + (size_t)n * USTACK_MAX_REGS, k->regs,
+		memcpy(tsamples_regs(&t->cur, n), k->regs,
 		       k->nr_regs * sizeof(uint64_t));
-		memcpy(t->ustk_data + (size_t)n * t->o.stack_size, k->data, k->n);
-		t->ustk[n] = (struct profile_ustack){ .flags = k->flags, .nr_regs = k->nr_regs,
+		memcpy(tsamples_data(&t->cur, n), k->data, k->n);
+		t->cur.ustk[n] = (struct profile_ustack){ .flags = k->flags, .nr_regs = k->nr_regs,
 						      .sp = k->sp, .size = k->n };
-		s->ustack = &t->ustk[n];
+		s->ustack = &t->cur.ustk[n];
 	} else if (!k->nr_regs && t->o.call_graph == CALL_GRAPH_FP) {
-		memcpy(t->stk_frames + (size_t)n * STACK_MAX_DEPTH, k->data,
+		memcpy(tsamples_frames(&t->cur, n), k->data,
 		       k->n * sizeof(uint64_t));
-		t->stk[n] = (struct profile_stack){ .flags = k->flags, .nr_frames = k->n };
-		s->stack = &t->stk[n];
+		t->cur.stk[n] = (struct profile_stack){ .flags = k->flags, .nr_frames = k->n };
+		s->stack = &t->cur.stk[n];
 	} else {
 		return 0;
 	}
@@ -2559,9 +2456,9 @@ static void take_thread(struct tracer *t, struct task *task)
 	if (!stopped && task->state != TASK_GROUP_STOPPED && !task->in_vfork && !task->read_asleep &&
 	    !task->seen_running)
 		return;
-	sample_room(t, n);
+	tsamples_room(&t->cur, n);
 	if (t->o.call_graph == CALL_GRAPH_DWARF)
-		dwarf = t->ustk_regs + (size_t)n * USTACK_MAX_REGS;
+		dwarf = tsamples_regs(&t->cur, n);
 	if (stopped) {
 		uint64_t pc = read_pc(task->tid, &ok, &fp, &sp, dwarf, &nr_dwarf, &call);
 
@@ -2627,7 +2524,7 @@ static void take_thread(struct tracer *t, struct task *task)
 		}
 	}
 	task->last_delta = task->cpu_ns > before ? task->cpu_ns - before : 0;
-	s = &t->ts[n];
+	s = &t->cur.ts[n];
 	*s = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
 				       .tid = (uint32_t)task->tid, .pc = task->pc,
 				       .cpu_ns = task->cpu_ns };
@@ -2661,23 +2558,23 @@ static void take_thread(struct tracer *t, struct task *task)
 	/* in the same sleep as when its stack was last taken: that one, kept */
 	if (!(walkable && slept_at && give_stack(t, &task->slept_stack, slept_at, n))) {
 		if (nr_dwarf && walkable) {
-			uint8_t *data = t->ustk_data + (size_t)n * t->o.stack_size;
+			uint8_t *data = tsamples_data(&t->cur, n);
 			int cut;
 			uint32_t size = stack_copy(task->proc->pid, task->tid, sp, &task->stack,
 						   data, t->o.stack_size, &cut);
 
-			t->ustk[n] = (struct profile_ustack){ .flags = cut ? USTACK_CUT : 0,
+			t->cur.ustk[n] = (struct profile_ustack){ .flags = cut ? USTACK_CUT : 0,
 							      .nr_regs = nr_dwarf, .sp = sp,
 							      .size = size };
-			s->ustack = &t->ustk[n];
+			s->ustack = &t->cur.ustk[n];
 		}
 		if (t->o.call_graph == CALL_GRAPH_FP && walkable && fp) {
-			struct profile_stack *st = &t->stk[n];
+			struct profile_stack *st = &t->cur.stk[n];
 			int trunc;
 
 			st->nr_frames = stack_walk_fp(task->proc->pid, task->tid, fp, sp,
 						      &task->stack,
-						      t->stk_frames + (size_t)n * STACK_MAX_DEPTH,
+						      tsamples_frames(&t->cur, n),
 						      STACK_MAX_DEPTH, &trunc);
 			st->flags = trunc ? STACK_TRUNCATED : 0;
 			s->stack = st;
@@ -2694,7 +2591,7 @@ static void take_thread(struct tracer *t, struct task *task)
 		t->st.asleep_stacks += (uint64_t)walkable;
 	}
 	if (nch && pmu_set_has_thread_channels(t->o.pmus)) {
-		int64_t *v = t->thr_values + (size_t)n * nch;
+		int64_t *v = tsamples_values(&t->cur, n);
 
 		memset(v, 0, nch * sizeof(*v));
 		pmu_set_read_thread(t->o.pmus, task->tid, v);
@@ -2702,30 +2599,6 @@ static void take_thread(struct tracer *t, struct task *task)
 		reading_line_start(&task->chans, line_at, v);
 	}
 	t->nts = n + 1;
-}
-
-/* Move thread-sample `from` of the current sample, with its stack, to `to` (< from). */
-static void move_thread_sample(struct tracer *t, uint32_t to, uint32_t from)
-{
-	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
-
-	t->ts[to] = t->ts[from];
-	if (t->ts[from].stack) {
-		t->stk[to] = t->stk[from];
-		memcpy(t->stk_frames + (size_t)to * STACK_MAX_DEPTH,
-		       t->stk_frames + (size_t)from * STACK_MAX_DEPTH,
-		       t->stk[from].nr_frames * sizeof(uint64_t));
-	}
-	if (t->ts[from].ustack) {
-		t->ustk[to] = t->ustk[from];
-		memcpy(t->ustk_regs + (size_t)to * USTACK_MAX_REGS,
-		       t->ustk_regs + (size_t)from * USTACK_MAX_REGS, USTACK_MAX_REGS * sizeof(uint64_t));
-		memcpy(t->ustk_data + (size_t)to * t->o.stack_size,
-		       t->ustk_data + (size_t)from * t->o.stack_size, t->ustk[from].size);
-	}
-	if (t->ts[from].values)
-		memcpy(t->thr_values + (size_t)to * nch, t->thr_values + (size_t)from * nch,
-		       nch * sizeof(int64_t));
 }
 
 /*
@@ -2744,7 +2617,7 @@ static int sample_waits(struct tracer *t, uint32_t first)
 	    t->sample_time - t->last_written >= 50 * 1000 * 1000ULL)
 		return 0;
 	for (uint32_t i = 0; i < t->nts; i++)
-		if (t->ts[i].state == TS_ONCPU && t->ts[i].slot != SLOT_GONE)
+		if (t->cur.ts[i].state == TS_ONCPU && t->cur.ts[i].slot != SLOT_GONE)
 			return 0;
 	for (size_t i = 0; i < t->tt.nr; i++)
 		running |= t->tt.tasks[i]->seen_running;
@@ -2820,41 +2693,41 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 	}
 take:
 	task->pc = rs->pc; /* where it was last seen running, for the samples in wall time */
-	sample_room(t, n + 1);
-	t->ts[n] = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
+	tsamples_room(&t->cur, n + 1);
+	t->cur.ts[n] = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
 					     .tid = (uint32_t)task->tid, .pc = rs->pc, .cpu_ns = cpu,
 					     .state = TS_ONCPU, .cpu_weight = weight };
 	if (task->chans.n) {
 		/* on the line of its clock's count, as far as the sample stands (a page fault's
 		 * sample: where the clock's sample before it does) */
-		int64_t *v = t->thr_values + (size_t)n * task->chans.n;
+		int64_t *v = tsamples_values(&t->cur, n);
 		uint64_t at = clock_line_raw(&task->line, task->ring_upto);
 
 		if (reading_line_at(&task->chans, at, v) == 0)
-			t->ts[n].values = v;
+			t->cur.ts[n].values = v;
 	}
 	if (ring->stack_size && rs->nr_regs && rs->nr_regs <= USTACK_MAX_REGS) {
 		/* the kernel's copy of its stack (the pointers set when it is written); the
 		 * stack goes on above it unless the kernel copied less than asked */
-		memcpy(t->ustk_regs + (size_t)n * USTACK_MAX_REGS,
+		memcpy(tsamples_regs(&t->cur, n),
 		       t->rs_regs + (size_t)rs->frames_at * PERFCLOCK_MAX_REGS,
 		       rs->nr_regs * sizeof(uint64_t));
-		memcpy(t->ustk_data + (size_t)n * t->o.stack_size,
+		memcpy(tsamples_data(&t->cur, n),
 		       t->rs_stack + (size_t)rs->frames_at * ring->stack_size, rs->stack_len);
-		t->ustk[n] = (struct profile_ustack){
+		t->cur.ustk[n] = (struct profile_ustack){
 			.flags = rs->stack_len == ring->stack_size ? USTACK_CUT : 0,
 			.nr_regs = rs->nr_regs, .sp = rs->sp, .size = rs->stack_len
 		};
-		t->ts[n].ustack = &t->ustk[n];
+		t->cur.ts[n].ustack = &t->cur.ustk[n];
 	}
 	if (ring->depth) {
 		/* the kernel's walk of its frame pointers (its pointer set when it is written) */
-		t->stk[n] = (struct profile_stack){ .flags = rs->truncated ? STACK_TRUNCATED : 0,
+		t->cur.stk[n] = (struct profile_stack){ .flags = rs->truncated ? STACK_TRUNCATED : 0,
 						    .nr_frames = rs->nr_frames };
-		memcpy(t->stk_frames + (size_t)n * STACK_MAX_DEPTH,
+		memcpy(tsamples_frames(&t->cur, n),
 		       t->rs_frames + (size_t)rs->frames_at * STACK_MAX_DEPTH,
 		       rs->nr_frames * sizeof(uint64_t));
-		t->ts[n].stack = &t->stk[n];
+		t->cur.ts[n].stack = &t->cur.stk[n];
 	}
 	task->taken = 1;
 	task->taken_at = n;
@@ -3016,7 +2889,7 @@ static void drain_rings(struct tracer *t, int instant)
 									t->last_written;
 
 			if (last)
-				keep_stack(t, &task->ran_stack, t->ts[0].pc, 0);
+				keep_stack(t, &task->ran_stack, t->cur.ts[0].pc, 0);
 			else
 				task->ran_stack.key = 0; /* (its last may yet be left out) */
 			t->nts = 1;
@@ -3029,7 +2902,7 @@ static void drain_rings(struct tracer *t, int instant)
 
 		if (instant && task->ring_last &&
 		    ring_tsample(t, &t->rs[task->ring_last - 1], t->nts) == 0) {
-			keep_stack(t, &task->ran_stack, t->ts[t->nts].pc, t->nts);
+			keep_stack(t, &task->ran_stack, t->cur.ts[t->nts].pc, t->nts);
 			t->nts++;
 		}
 		task->ring_last = 0;
@@ -3060,7 +2933,7 @@ static void sample(struct tracer *t)
 	t->sampling = 1;
 	t->sample_open = 1;
 	t->sample_time = now_ns();
-	sample_room(t, t->nts + (uint32_t)t->tt.nr);
+	tsamples_room(&t->cur, t->nts + (uint32_t)t->tt.nr);
 	/* Each task that stops is read at once, and let go or held (task_stopped()). */
 	stop_all(t, 0);
 	/* The others: sleepers, tasks held in stops of their own, and those sampled by their
@@ -3139,25 +3012,14 @@ static uint64_t emit_sample(struct tracer *t, uint64_t time)
 	 * arrays that may have moved while they were taken. */
 	n = 0;
 	for (uint32_t i = 0; i < t->nts; i++) {
-		if (t->ts[i].slot == SLOT_GONE)
+		if (t->cur.ts[i].slot == SLOT_GONE)
 			continue;
 		if (n != i)
-			move_thread_sample(t, n, i);
+			tsamples_copy(&t->cur, n, &t->cur, i);
 		n++;
 	}
-	for (uint32_t i = 0; i < n; i++) {
-		if (t->ts[i].ustack) {
-			t->ustk[i].regs = t->ustk_regs + (size_t)i * USTACK_MAX_REGS;
-			t->ustk[i].data = t->ustk_data + (size_t)i * t->o.stack_size;
-			t->ts[i].ustack = &t->ustk[i];
-		}
-		if (t->ts[i].stack) {
-			t->stk[i].frames = t->stk_frames + (size_t)i * STACK_MAX_DEPTH;
-			t->ts[i].stack = &t->stk[i];
-		}
-		if (t->ts[i].values)
-			t->ts[i].values = t->thr_values + (size_t)i * nch;
-	}
+	for (uint32_t i = 0; i < n; i++)
+		tsamples_point(&t->cur, i);
 	if (nch && !t->sys_given) {
 		pmu_set_read(t->o.pmus, t->sys_values);
 		reading_line_start(&t->sys_line, time, t->sys_values);
@@ -3173,9 +3035,9 @@ static uint64_t emit_sample(struct tracer *t, uint64_t time)
 	t->sampling = 1;
 	t->sample_time = time;
 	for (uint32_t i = 0; i < n; i++) {
-		struct process *p = process_find(&t->tt, (pid_t)t->ts[i].pid);
-		struct profile_stack *st = t->ts[i].stack ? &t->stk[i] : NULL;
-		int outside = p && !maps_contain(&p->maps, t->ts[i].pc);
+		struct process *p = process_find(&t->tt, (pid_t)t->cur.ts[i].pid);
+		struct profile_stack *st = t->cur.ts[i].stack ? &t->cur.stk[i] : NULL;
+		int outside = p && !maps_contain(&p->maps, t->cur.ts[i].pc);
 
 		/* ... or a return address of its call stack (code that never ran at a sample);
 		 * at most every 100 ms, as a bad frame can name any address. */
@@ -3185,7 +3047,7 @@ static uint64_t emit_sample(struct tracer *t, uint64_t time)
 		/* ... or, with stack copies (whose return addresses are found only offline), at
 		 * every one of a process's first 20 samples (the dynamic linker is loading its
 		 * libraries), then every 10 ms, so that libraries mapped since are known */
-		if (p && t->ts[i].ustack && !outside && p->frames_rescan != end &&
+		if (p && t->cur.ts[i].ustack && !outside && p->frames_rescan != end &&
 		    (p->copy_rescans < 20 || end - p->frames_rescan >= COMM_INTERVAL_NS / 10)) {
 			outside = 1;
 			p->copy_rescans++;
@@ -3209,7 +3071,7 @@ static uint64_t emit_sample(struct tracer *t, uint64_t time)
 
 	t->last_written = time;
 	rec.sample = (struct profile_sample){ .time = time, .nr_threads = n,
-					      .threads = t->ts,
+					      .threads = t->cur.ts,
 					      .values = nch ? t->sys_values : NULL,
 					      .nr_channels = nch };
 	emit(t, &rec);
@@ -3454,6 +3316,13 @@ struct tracer *tracer_new(const struct tracer_options *opts)
 			t->chan_held[i] = pmu_set_channel(t->o.pmus, i)->kind == CHANNEL_INSTANT;
 		reading_line_init(&t->sys_line, t->o.pmus->nr_channels, t->chan_held);
 	}
+	tsamples_init(&t->cur, opts->call_graph == CALL_GRAPH_FP,
+		      opts->call_graph == CALL_GRAPH_DWARF, opts->stack_size,
+		      t->o.pmus && pmu_set_has_thread_channels(t->o.pmus) ?
+			      t->o.pmus->nr_channels :
+			      0);
+	for (uint32_t k = 0; k <= ASIDE_MAX; k++)
+		t->aside[k].s = t->cur; /* (the same shape, nothing allocated) */
 
 	/* pperf's signals arrive through a signalfd; the program gets the original mask and
 	 * dispositions back before it executes. */
@@ -3934,22 +3803,16 @@ void tracer_free(struct tracer *t)
 	if (!t)
 		return;
 	task_table_release(&t->tt);
-	for (uint32_t k = 0; k < t->nr_aside; k++) /* (none left when recording ends) */
+	for (uint32_t k = 0; k <= ASIDE_MAX; k++) /* (kept for reuse, or never used) */
 		aside_free(&t->aside[k]);
+	tsamples_free(&t->cur);
 	if (t->sigfd >= 0)
 		close(t->sigfd);
 	if (t->timerfd >= 0)
 		close(t->timerfd);
 	sigprocmask(SIG_SETMASK, &t->old_mask, NULL);
 	sigaction(SIGPIPE, &t->old_sigpipe, NULL);
-	free(t->ts);
-	free(t->stk);
-	free(t->stk_frames);
-	free(t->ustk);
-	free(t->ustk_regs);
-	free(t->ustk_data);
 	free(t->sys_values);
-	free(t->thr_values);
 	free(t->thr_read);
 	reading_line_release(&t->sys_line);
 	free(t->chan_held);
