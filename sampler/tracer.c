@@ -2420,8 +2420,10 @@ static int give_stack(struct tracer *t, const struct kept_stack *k, uint64_t key
 		memcpy(tsamples_regs(&t->cur, n), k->regs,
 		       k->nr_regs * sizeof(uint64_t));
 		memcpy(tsamples_data(&t->cur, n), k->data, k->n);
-		t->cur.ustk[n] = (struct profile_ustack){ .flags = k->flags, .nr_regs = k->nr_regs,
-						      .sp = k->sp, .size = k->n };
+		t->cur.ustk[n] = (struct profile_ustack){ .flags = k->flags,
+							  .nr_regs = k->nr_regs,
+							  .sp = k->sp,
+							  .size = k->n };
 		s->ustack = &t->cur.ustk[n];
 	} else if (!k->nr_regs && t->o.call_graph == CALL_GRAPH_FP) {
 		memcpy(tsamples_frames(&t->cur, n), k->data,
@@ -2564,8 +2566,9 @@ static void take_thread(struct tracer *t, struct task *task)
 						   data, t->o.stack_size, &cut);
 
 			t->cur.ustk[n] = (struct profile_ustack){ .flags = cut ? USTACK_CUT : 0,
-							      .nr_regs = nr_dwarf, .sp = sp,
-							      .size = size };
+								  .nr_regs = nr_dwarf,
+								  .sp = sp,
+								  .size = size };
 			s->ustack = &t->cur.ustk[n];
 		}
 		if (t->o.call_graph == CALL_GRAPH_FP && walkable && fp) {
@@ -2694,9 +2697,13 @@ static int ring_tsample(struct tracer *t, const struct perfclock_sample *rs, uin
 take:
 	task->pc = rs->pc; /* where it was last seen running, for the samples in wall time */
 	tsamples_room(&t->cur, n + 1);
-	t->cur.ts[n] = (struct profile_tsample){ .slot = task->slot, .pid = (uint32_t)task->proc->pid,
-					     .tid = (uint32_t)task->tid, .pc = rs->pc, .cpu_ns = cpu,
-					     .state = TS_ONCPU, .cpu_weight = weight };
+	t->cur.ts[n] = (struct profile_tsample){ .slot = task->slot,
+						 .pid = (uint32_t)task->proc->pid,
+						 .tid = (uint32_t)task->tid,
+						 .pc = rs->pc,
+						 .cpu_ns = cpu,
+						 .state = TS_ONCPU,
+						 .cpu_weight = weight };
 	if (task->chans.n) {
 		/* on the line of its clock's count, as far as the sample stands (a page fault's
 		 * sample: where the clock's sample before it does) */
@@ -2722,8 +2729,9 @@ take:
 	}
 	if (ring->depth) {
 		/* the kernel's walk of its frame pointers (its pointer set when it is written) */
-		t->cur.stk[n] = (struct profile_stack){ .flags = rs->truncated ? STACK_TRUNCATED : 0,
-						    .nr_frames = rs->nr_frames };
+		t->cur.stk[n] = (struct profile_stack){
+			.flags = rs->truncated ? STACK_TRUNCATED : 0, .nr_frames = rs->nr_frames
+		};
 		memcpy(tsamples_frames(&t->cur, n),
 		       t->rs_frames + (size_t)rs->frames_at * STACK_MAX_DEPTH,
 		       rs->nr_frames * sizeof(uint64_t));
