@@ -74,9 +74,10 @@ if [ ${#asuser[@]} -gt 0 ]; then
 	# (on another 2-CPU VM, whose timer interrupts come 26-45 us after a step's end
 	# instead of 38-100, the sleep call got 31-69 % of the program's account of its sleeps,
 	# 48 % on average in 15 runs, so that a CI run missed the 60 % in both tries of both
-	# builds: the buffer drops half as many steps around a sleep there, and where the rest
-	# goes is not known yet (docs/benchmark.md, "A sleeper's kernel time as nobody on
-	# another VM"). Not yet right: held to 3, either way)
+	# builds: the buffer drops half as many steps around a sleep there, and the switches
+	# back to the thread, which its task clock does not count, go to the work
+	# (docs/benchmark.md, "A sleeper's kernel time as nobody on another VM"). Not yet right:
+	# held to 3, either way)
 	check "as nobody: work 0.3 ms, sleep 1.3 ms" --nobody --guard 3 --sleeps -- duty 8 300 1300
 	check "as nobody: page faults and munmap, then work" --nobody -- faults 4
 	check "as nobody: a long system call (munmap of 64 MiB), then work" --nobody -- munmap 4
