@@ -203,7 +203,11 @@ if [ ${#asuser[@]} -gt 0 ] && [ $user_clock = 1 ]; then
 	# within 0.9)
 	check "as nobody: more threads than CPUs, beside $(nproc) CPU hogs" --nobody -- \
 		bound 8 $(($(nproc) * 2))
-	check "as nobody: work then sleep beside $(nproc) CPU hogs" --nobody --sleeps -- duty 8 300 700
+	# (on the second VM of the rows idle above, the sleep call got 44-122 % of the program's
+	# account of its sleeps here, 62 % and 44 % in two runs in a row, the second under the
+	# 60 % - 0.25: held to 3, either way, with them)
+	check "as nobody: work then sleep beside $(nproc) CPU hogs" --nobody --guard 3 --sleeps -- \
+		duty 8 300 700
 	check "as nobody: work 1 ms, sleep 1 ms (the sampling period) beside $(nproc) CPU hogs" \
 		--nobody -- duty 4 1000 1000
 	check "as nobody: page faults and munmap beside $(nproc) CPU hogs" --nobody -- faults 8
