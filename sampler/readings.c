@@ -46,6 +46,18 @@ void reading_line_end(struct reading_line *l, uint64_t at, const int64_t *values
 	set_reading(l, l->end, &l->end_at, &l->has_end, at, values);
 }
 
+/* Channel i's value at `at`, strictly between the line's two readings. */
+static int64_t between(const struct reading_line *l, uint32_t i, uint64_t at)
+{
+	if (l->held[i])
+		return at - l->start_at <= l->end_at - at ? l->start[i] : l->end[i];
+	/* exact in 128 bits: a raw count times a span of nanoseconds passes 2^63 */
+	__int128 rise = (__int128)l->end[i] - l->start[i];
+
+	return (int64_t)(l->start[i] +
+			 rise * (__int128)(at - l->start_at) / (__int128)(l->end_at - l->start_at));
+}
+
 int reading_line_at(const struct reading_line *l, uint64_t at, int64_t *out)
 {
 	const int64_t *only = NULL; /* the one reading that holds at `at`, if one does */
@@ -58,27 +70,22 @@ int reading_line_at(const struct reading_line *l, uint64_t at, int64_t *out)
 		only = l->end;
 	else if (at <= l->start_at)
 		only = l->start;
-	if (only) {
-		memcpy(out, only, l->n * sizeof(*out));
-		return 0;
-	}
-	for (uint32_t i = 0; i < l->n; i++) {
-		if (l->held[i]) {
-			out[i] = at - l->start_at <= l->end_at - at ? l->start[i] : l->end[i];
-			continue;
-		}
-		/* exact in 128 bits: a raw count times a span of nanoseconds passes 2^63 */
-		__int128 rise = (__int128)l->end[i] - l->start[i];
-
-		out[i] = (int64_t)(l->start[i] + rise * (__int128)(at - l->start_at) /
-							 (__int128)(l->end_at - l->start_at));
-	}
+	for (uint32_t i = 0; i < l->n; i++)
+		out[i] = only ? only[i] : between(l, i, at);
 	return 0;
 }
 
-void reading_line_advance(struct reading_line *l)
+void reading_line_advance(struct reading_line *l, uint64_t at)
 {
 	if (!l->n || !l->has_end)
 		return;
-	reading_line_start(l, l->end_at, l->end);
+	if (!l->has_start || at >= l->end_at || l->start_at >= l->end_at) {
+		reading_line_start(l, l->end_at, l->end);
+		return;
+	}
+	if (at <= l->start_at)
+		return;
+	for (uint32_t i = 0; i < l->n; i++)
+		l->start[i] = between(l, i, at);
+	l->start_at = at;
 }

@@ -44,7 +44,12 @@ void reading_line_end(struct reading_line *l, uint64_t at, const int64_t *values
  */
 int reading_line_at(const struct reading_line *l, uint64_t at, int64_t *out);
 
-/* Once every sample up to the end is written: the end is the start of what comes next. */
-void reading_line_advance(struct reading_line *l);
+/*
+ * Once every sample up to `at` is written: the line goes on from its values at `at` (the end's,
+ * at or past the end). Not from the end itself: a sample read after the end was taken may lie
+ * before it (the sampler kept off its CPU between reading a buffer and the counters), and from
+ * the end it would carry the whole rise from the last sample written to the end.
+ */
+void reading_line_advance(struct reading_line *l, uint64_t at);
 
 #endif

@@ -103,6 +103,7 @@ struct task {
 	uint64_t ring_clock; /* its buffer's event's count at its last sample written */
 	uint64_t ring_upto;  /* ... and the count that sample stands up to (spread_dropped()) */
 	size_t ring_last;    /* drain_rings(): 1 + the index of its last sample read, or 0 */
+	uint64_t chans_upto; /* drain_rings(): the line's point of its last sample given values */
 	uint64_t clock_cpu_ns; /* its CPU time at its last task-clock sample (or when armed) */
 	uint64_t clock_period; /* its task clock's step to its next signal (ns) */
 	int clock_perf;	     /* its timer is (or is to be) the task clock, not a CPU-clock timer */

@@ -114,6 +114,10 @@ struct tracer {
 	uint64_t last_written; /* the time of the last sample written */
 	uint64_t rng;	 /* xorshift state (random_u64()) */
 	uint64_t test_step_ns; /* PPERF_TEST_STEP_NS: every signal's step (memoryless()) */
+	/* PPERF_TEST_PAUSE "MS/N": the sampler paused MS ms at every Nth of its reads that a
+	 * pause must not skew (test_pause()) */
+	uint32_t test_pause_ms, test_pause_every, test_pauses;
+	uint64_t thr_closest, sys_closest; /* the closest pairs of reads yet (read_again()) */
 	uint64_t sample_took; /* how long a snapshot takes, on average (next_deadline()) */
 	/* when the last snapshot began to let its threads go (its next instant set), and how long
 	 * the program then ran to the next instant, on average: what a snapshot's observation of
@@ -869,6 +873,37 @@ static uint64_t syscall_insn(struct process *p)
 }
 
 /*
+ * Two reads that are to stand for one instant (a thread's counters and its clock's count, the
+ * machine's counters and the time) are taken between two reads of the other, and again where
+ * those lie more than an eighth of the period apart (20 us at least) and four times as far as
+ * the closest pair yet (a slow meter or plugin is not read again each time), up to READ_TRIES
+ * times: the sampler was kept off its CPU between them (preempted, or stopped with SIGSTOP).
+ * Once, read across a stop of 3 s, a thread's counters stood 3 s of its CPU time ahead of its
+ * count, and the one sample before the stop carried all of that (its function's share of a
+ * task-clock channel 17 points above its share of the CPU time).
+ */
+#define READ_TRIES 4
+
+static int read_again(const struct tracer *t, uint64_t gap, uint64_t *closest, int tries)
+{
+	uint64_t most = t->period_ns / 8 > 20000 ? t->period_ns / 8 : 20000;
+
+	if (!*closest || gap < *closest)
+		*closest = gap ? gap : 1;
+	return tries < READ_TRIES && gap > most && gap / 4 > *closest;
+}
+
+/* For the tests (PPERF_TEST_PAUSE): the sampler kept off its CPU between two such reads. */
+static void test_pause(struct tracer *t)
+{
+	if (t->test_pause_every && ++t->test_pauses % t->test_pause_every == 0) {
+		struct timespec ts = { t->test_pause_ms / 1000, t->test_pause_ms % 1000 * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
  * With per-thread channels: a thread's counters now, with its task clock's count (its CPU time,
  * or its user time on a clock of user mode alone), where the samples of its buffer find their
  * values (readings.h): the end of their line (thread_line_end(), at a read of the buffers), or
@@ -876,14 +911,41 @@ static uint64_t syscall_insn(struct process *p)
  */
 static int thread_line_read(struct tracer *t, struct task *task, uint64_t *at)
 {
-	uint64_t count;
+	uint64_t before, after;
 
-	if (!task->chans.n || !task->ring.base || clock_count(task, &count) < 0)
+	if (!task->chans.n || !task->ring.base)
 		return -1;
-	*at = clock_line_raw(&task->line, count);
-	memset(t->thr_read, 0, task->chans.n * sizeof(*t->thr_read));
-	/* (unread, the samples keep the values last read: their increase is left to the next) */
-	return pmu_set_read_thread(t->o.pmus, task->tid, t->thr_read);
+	for (int tries = 1;; tries++) {
+		if (clock_count(task, &before) < 0)
+			return -1;
+		memset(t->thr_read, 0, task->chans.n * sizeof(*t->thr_read));
+		test_pause(t);
+		/* (unread, the samples keep the values last read: their increase is left to the
+		 * next) */
+		if (pmu_set_read_thread(t->o.pmus, task->tid, t->thr_read) < 0 ||
+		    clock_count(task, &after) < 0)
+			return -1;
+		if (after <= before || !read_again(t, after - before, &t->thr_closest, tries))
+			break;
+	}
+	*at = clock_line_raw(&task->line, after > before ? before + (after - before) / 2 : before);
+	return 0;
+}
+
+/* The machine's channels now, with the time: the end of the line of a batch's samples. */
+static void sys_line_end(struct tracer *t)
+{
+	uint64_t before, after;
+
+	for (int tries = 1;; tries++) {
+		before = now_ns();
+		test_pause(t);
+		pmu_set_read(t->o.pmus, t->sys_values);
+		after = now_ns();
+		if (!read_again(t, after - before, &t->sys_closest, tries))
+			break;
+	}
+	reading_line_end(&t->sys_line, before + (after - before) / 2, t->sys_values);
 }
 
 static void thread_line_end(struct tracer *t, struct task *task)
@@ -2437,6 +2499,41 @@ static int give_stack(struct tracer *t, const struct kept_stack *k, uint64_t key
 }
 
 /*
+ * Thread-sample n's per-thread channels, for its task clock's count `at` (CPU time without a
+ * buffer). Read now, where the thread does not run (stopped, asleep) and has no buffer. With a
+ * buffer, it may run: its counters are read as the end of its line (thread_line_end(), with a
+ * count of their own) and the thread-sample takes the line's values at `at`, so that the
+ * sampler kept off its CPU between the two reads does not put the counters ahead of the count.
+ * Held back (its buffer holds samples unread, which stand for the CPU time since the last one
+ * read: take_thread()), it stays where the last sample given values left the line, as its CPU
+ * time does.
+ */
+static void take_thread_values(struct tracer *t, struct task *task, uint32_t n, uint64_t at,
+			       int held_back)
+{
+	int64_t *v = tsamples_values(&t->cur, n);
+	struct profile_tsample *s = &t->cur.ts[n];
+
+	memset(v, 0, t->cur.nch * sizeof(*v));
+	if (!task->ring.base || !task->chans.n) {
+		pmu_set_read_thread(t->o.pmus, task->tid, v);
+		s->values = v;
+		reading_line_start(&task->chans, at, v);
+		return;
+	}
+	if (held_back) {
+		if (reading_line_at(&task->chans, task->chans.start_at, v) == 0)
+			s->values = v;
+		return;
+	}
+	thread_line_end(t, task);
+	if (reading_line_at(&task->chans, at, v) == 0) {
+		s->values = v;
+		reading_line_advance(&task->chans, at);
+	}
+}
+
+/*
  * Take a task's thread-sample of the current sample: a stopped one's registers, call stack
  * and counters (it is let go right after), a sleeper's PC where it sleeps, a held one's last PC.
  */
@@ -2450,7 +2547,7 @@ static void take_thread(struct tracer *t, struct task *task)
 	struct sched_counts sched;
 	struct profile_tsample *s;
 	struct call_exit call = { .nr = -1 };
-	int ok = 1, walkable = stopped;
+	int ok = 1, walkable = stopped, held_back = 0;
 	uint64_t slept_at = 0; /* read asleep with its registers: its switch into that sleep */
 
 	if (task->taken || task->exiting)
@@ -2484,6 +2581,7 @@ static void take_thread(struct tracer *t, struct task *task)
 		uint64_t count;
 
 		if (clock_count(task, &count) == 0) {
+			test_pause(t);
 			line_at = clock_line_raw(&task->line, count);
 			/*
 			 * With a buffer of user mode alone, its CPU time itself (set at each
@@ -2521,7 +2619,8 @@ static void take_thread(struct tracer *t, struct task *task)
 			 * thread off its CPU then came out with a second of it, weighing nothing,
 			 * and its samples with none).
 			 */
-			if (task->cpu_ns < before || perfclock_ring_pending(&task->ring))
+			held_back = perfclock_ring_pending(&task->ring);
+			if (task->cpu_ns < before || held_back)
 				task->cpu_ns = before;
 		}
 	}
@@ -2593,14 +2692,8 @@ static void take_thread(struct tracer *t, struct task *task)
 		t->st.asleep_samples++;
 		t->st.asleep_stacks += (uint64_t)walkable;
 	}
-	if (nch && pmu_set_has_thread_channels(t->o.pmus)) {
-		int64_t *v = tsamples_values(&t->cur, n);
-
-		memset(v, 0, nch * sizeof(*v));
-		pmu_set_read_thread(t->o.pmus, task->tid, v);
-		s->values = v;
-		reading_line_start(&task->chans, line_at, v);
-	}
+	if (nch && pmu_set_has_thread_channels(t->o.pmus))
+		take_thread_values(t, task, n, line_at, held_back);
 	t->nts = n + 1;
 }
 
@@ -2710,8 +2803,11 @@ take:
 		int64_t *v = tsamples_values(&t->cur, n);
 		uint64_t at = clock_line_raw(&task->line, task->ring_upto);
 
-		if (reading_line_at(&task->chans, at, v) == 0)
+		if (reading_line_at(&task->chans, at, v) == 0) {
 			t->cur.ts[n].values = v;
+			if (at > task->chans_upto)
+				task->chans_upto = at;
+		}
 	}
 	if (ring->stack_size && rs->nr_regs && rs->nr_regs <= USTACK_MAX_REGS) {
 		/* the kernel's copy of its stack (the pointers set when it is written); the
@@ -2830,6 +2926,7 @@ static void spread_dropped(struct tracer *t, struct task *task, size_t from, siz
 static void drain_rings(struct tracer *t, int instant)
 {
 	size_t n, got;
+	uint64_t sys_upto = 0; /* the time of the last sample given the machine's channels */
 
 	if (!t->ring || t->sample_open)
 		return;
@@ -2840,6 +2937,7 @@ static void drain_rings(struct tracer *t, int instant)
 		struct task *task = t->tt.tasks[i];
 
 		task->ring_last = 0;
+		task->chans_upto = 0;
 		if (!task->ring.base)
 			continue;
 		got = t->nrs;
@@ -2859,16 +2957,16 @@ static void drain_rings(struct tracer *t, int instant)
 			else
 				ring->was_full = 0; /* (the faults' samples stand for none dropped) */
 		}
-		if (t->nrs > got)
+		if (t->nrs > got) {
+			test_pause(t);
 			thread_line_end(t, task);
+		}
 		if (instant && t->nrs > got && random_u64(t) % REDITHER_ODDS == 0 &&
 		    !(task->kticks && t->rs[t->nrs - 1].fault))
 			redither(t, task);
 	}
-	if (t->nrs && t->sys_line.n) {
-		pmu_set_read(t->o.pmus, t->sys_values);
-		reading_line_end(&t->sys_line, now_ns(), t->sys_values);
-	}
+	if (t->nrs && t->sys_line.n)
+		sys_line_end(t);
 	if (t->nrs > 1)
 		qsort(t->rs, t->nrs, sizeof(*t->rs), by_time);
 	/*
@@ -2902,6 +3000,8 @@ static void drain_rings(struct tracer *t, int instant)
 				task->ran_stack.key = 0; /* (its last may yet be left out) */
 			t->nts = 1;
 			t->sys_given = reading_line_at(&t->sys_line, at, t->sys_values) == 0;
+			if (t->sys_given)
+				sys_upto = at;
 			write_sample(t, at);
 		}
 	}
@@ -2916,10 +3016,12 @@ static void drain_rings(struct tracer *t, int instant)
 		task->ring_last = 0;
 		if (task->fault_read && task->fring.base)
 			fault_retune(t, task);
-		reading_line_advance(&task->chans);
+		/* (none written: the line goes on from where it did) */
+		if (task->chans_upto)
+			reading_line_advance(&task->chans, task->chans_upto);
 	}
-	if (t->nrs)
-		reading_line_advance(&t->sys_line);
+	if (sys_upto)
+		reading_line_advance(&t->sys_line, sys_upto);
 	t->nrs = 0;
 }
 
@@ -3315,6 +3417,9 @@ struct tracer *tracer_new(const struct tracer_options *opts)
 		if (t->test_step_ns < 10000)
 			t->test_step_ns = 10000;
 	}
+	if ((env = getenv("PPERF_TEST_PAUSE")) &&
+	    sscanf(env, "%u/%u", &t->test_pause_ms, &t->test_pause_every) != 2)
+		t->test_pause_ms = t->test_pause_every = 0;
 	t->ring = opts->cpu_clock == CPU_CLOCK_EXACT || opts->user_ring;
 	if (t->o.pmus && t->o.pmus->nr_channels) {
 		t->sys_values = xcalloc(t->o.pmus->nr_channels, sizeof(int64_t));

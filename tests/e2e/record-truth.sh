@@ -158,6 +158,24 @@ starved() {
 		fail "the sampler kept off its CPU: a function's share of the channel is $off points off its share of the CPU time"
 }
 starved || starved || fail "the sampler kept off its CPU: a share is off by more than its tolerance"
+# ... and kept off it between two reads that stand for one instant: a thread's counters and its
+# clock's count, its buffer's samples and the counters' read after them (PPERF_TEST_PAUSE: 200
+# ms at every 300th such read, a few times a second). Each thread-sample's rise of a task-clock
+# channel is then the CPU time it is charged, give or take a step. (Once, the counters were read
+# across a SIGSTOP of 3 s, and the one sample before it carried the 3 s: the check above, 17
+# points off in a CI run. With a pause there each time, one sample in a few hundred carried its
+# 200 ms, and the other samples of the pause none.)
+PPERF_TEST_PAUSE=200/300 "$T/pperf" record -e task-clock -o "$T/out/p.data" -- "$T/truth" bound 4 2 \
+	>"$T/own" 2>"$T/err" || fail "the paused recording exited $?: $(cat "$T/err")"
+worst=$("$T/pperf" dump "$T/out/p.data" | awk '$1 == "tid" {
+	for (i = 2; i <= NF; i++)
+		if ($(i - 1) ~ /^ch0=/) {
+			v = substr($i, 3) + 0; d = v - $NF; if (d < 0) d = -d; if (d > m) m = d
+		} }
+	END { printf "%.1f", m / 1e6 }')
+echo "  paused between reads: a thread-sample's channel rise is at most $worst ms off its CPU time"
+awk -v w="$worst" 'BEGIN { exit !(w < 10) }' ||
+	fail "paused between reads: a thread-sample's rise of the task-clock channel is $worst ms off the CPU time it is charged"
 start_hogs
 check "one CPU-bound thread beside $(nproc) CPU hogs" -- bound 6 1
 check "more threads than CPUs, beside $(nproc) CPU hogs" -- bound 4 $(($(nproc) * 2))

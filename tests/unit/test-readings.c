@@ -2,7 +2,8 @@
  * Channel readings between two reads (sampler/readings.h): the values at an instant on the line
  * between the start and the end, the end's where there is no start, the ends' past them, exact
  * for counts and spans whose product passes 2^63, rises and falls alike; an instant channel's
- * value is one of its two readings, the nearer's.
+ * value is one of its two readings, the nearer's; the line goes on from the last point written,
+ * on the same line, never back.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -53,8 +54,19 @@ int main(void)
 		sum += out[0] - prev;
 		CHECK(sum == 200, "the increases add up to %" PRId64, sum);
 	}
-	/* the end is the next start */
-	reading_line_advance(&l);
+	/* written up to a point before the end: the line goes on from there, on the same line,
+	 * so a sample read later but lying before the end rises from the last written */
+	reading_line_advance(&l, 1500);
+	CHECK(l.start_at == 1500 && l.start[0] == 200 && l.start[1] == 700,
+	      "advance to 1500: %" PRIu64 " %" PRId64 " %" PRId64, l.start_at, l.start[0],
+	      l.start[1]);
+	CHECK(reading_line_at(&l, 1750, out) == 0 && out[0] == 250 && out[1] == 550,
+	      "on from 1500: %" PRId64 " %" PRId64, out[0], out[1]);
+	/* not back: written up to a point before the start */
+	reading_line_advance(&l, 1200);
+	CHECK(l.start_at == 1500 && l.start[0] == 200, "advance back: %" PRIu64, l.start_at);
+	/* up to the end or past it: the end is the next start */
+	reading_line_advance(&l, 2500);
 	CHECK(l.start_at == 2000 && l.start[0] == 300 && l.start[1] == 400, "advance");
 	/* a large count over a long span: exact, no overflow */
 	{
