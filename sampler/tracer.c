@@ -91,11 +91,11 @@ enum stop_reason {
  */
 struct aside {
 	uint64_t time;
-	uint32_t nts;
 	struct tsamples s; /* (kept, emptied, for the next one set aside in its place) */
 	int64_t *sys_values;
-	pid_t *late;
+	pid_t *late; /* the threads it waits for */
 	uint32_t nr_late;
+	size_t late_alloc;
 };
 
 struct tracer {
@@ -140,11 +140,10 @@ struct tracer {
 	int sampling;
 	uint64_t sample_time;
 	int sample_open; /* a sample is being taken: each task stopped for it is read and let go */
-	uint32_t nts;	 /* thread-samples taken in it so far */
 	int nwait;
 	uint64_t last_flush, last_comm_check;
 
-	struct tsamples cur; /* its thread-samples, with their call stacks and channels */
+	struct tsamples cur; /* its thread-samples so far, with their call stacks and channels */
 	int64_t *sys_values;
 	/* with buffers: the system channels between the last reading written and one taken at
 	 * the latest read of the buffers (each of their samples is written with the values at
@@ -466,7 +465,7 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 		struct aside *a = &t->aside[k];
 
 		aside_unlate(a, tid);
-		for (uint32_t i = 0; i < a->nts; i++)
+		for (uint32_t i = 0; i < a->s.n; i++)
 			if (a->s.ts[i].tid == (uint32_t)tid)
 				a->s.ts[i].slot = SLOT_GONE;
 	}
@@ -477,7 +476,7 @@ static void end_task(struct tracer *t, struct task *task, int status, int keep_p
 	drain_rings(t, 0);
 	if (task->taken && !t->sample_open)
 		write_sample(t, now_ns());
-	for (uint32_t i = 0; t->sample_open && task->taken && i < t->nts; i++)
+	for (uint32_t i = 0; t->sample_open && task->taken && i < t->cur.n; i++)
 		if (t->cur.ts[i].slot == task->slot)
 			t->cur.ts[i].slot = SLOT_GONE;
 	/* (a buffer of user mode alone goes with a timer: perf_fd -1) */
@@ -613,14 +612,13 @@ static void set_aside(struct tracer *t)
 	/* the sample's store goes aside as it is, and the slot's empty one takes its place */
 	a->s = t->cur;
 	t->cur = empty;
-	a->nts = t->nts;
 	a->time = t->sample_time;
 	if (nch) {
 		if (!a->sys_values)
 			a->sys_values = xcalloc(nch, sizeof(int64_t));
 		pmu_set_read(t->o.pmus, a->sys_values);
 	}
-	a->late = xreallocarray(a->late, t->tt.nr + 1, sizeof(pid_t));
+	ALLOC_GROW(a->late, a->late_alloc, t->tt.nr);
 	a->nr_late = 0;
 	for (size_t i = 0; i < t->tt.nr; i++) {
 		struct task *task = t->tt.tasks[i];
@@ -634,7 +632,7 @@ static void set_aside(struct tracer *t)
 		task->late_now = 0;
 		task->taken = 0;
 	}
-	t->nts = 0;
+	t->cur.n = 0;
 	if (a->nr_late)
 		t->st.set_aside++;
 	if (t->nr_aside > ASIDE_MAX)
@@ -657,7 +655,7 @@ static void aside_flush(struct tracer *t, int force)
 {
 	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
 
-	while (t->nr_aside && !t->nts && (!t->aside[0].nr_late || force)) {
+	while (t->nr_aside && !t->cur.n && (!t->aside[0].nr_late || force)) {
 		struct aside *a = &t->aside[0], done;
 		struct tsamples empty = t->cur;
 
@@ -675,7 +673,6 @@ static void aside_flush(struct tracer *t, int force)
 		}
 		/* it becomes the current sample, written as it is */
 		t->cur = a->s;
-		t->nts = a->nts;
 		if (nch) {
 			memcpy(t->sys_values, a->sys_values, nch * sizeof(int64_t));
 			reading_line_start(&t->sys_line, a->time, t->sys_values);
@@ -698,7 +695,7 @@ static void aside_flush(struct tracer *t, int force)
  */
 static void late_stop(struct tracer *t, struct task *task)
 {
-	uint32_t n = t->nts, taken_at = task->taken_at;
+	uint32_t n = t->cur.n, taken_at = task->taken_at;
 	uint64_t time = t->sample_time;
 	int taken = task->taken, sampled = task->sampled, got = 0;
 	enum task_state state = task->state;
@@ -717,15 +714,15 @@ static void late_stop(struct tracer *t, struct task *task)
 			t->sample_time = a->time;
 			take_thread(t, task);
 			t->sample_time = time;
-			got = t->nts > n ? 1 : -1;
+			got = t->cur.n > n ? 1 : -1;
 		}
 		if (got < 0)
 			continue;
-		tsamples_copy(&a->s, a->nts++, &t->cur, n);
+		tsamples_copy(&a->s, a->s.n++, &t->cur, n);
 		t->cur.ts[n].state = TS_OFFCPU;
 		t->cur.ts[n].cpu_weight = 0;
 	}
-	t->nts = n;
+	t->cur.n = n;
 	task->late = 0;
 	task->taken = taken;
 	task->taken_at = taken_at;
@@ -1610,7 +1607,7 @@ static void exec_event(struct tracer *t, struct task *task, pid_t former)
 
 	/* samples of the former program first, before its maps are replaced */
 	drain_rings(t, 0);
-	if (t->nts && !t->sample_open)
+	if (t->cur.n && !t->sample_open)
 		write_sample(t, now_ns());
 	if (former != tid) {
 		/* A non-leader thread executed: it takes the leader's id; both old
@@ -2541,7 +2538,7 @@ static void take_thread(struct tracer *t, struct task *task)
 {
 	uint32_t nch = t->o.pmus ? t->o.pmus->nr_channels : 0;
 	int stopped = task->state == TASK_STOPPED && task->sampled;
-	uint32_t n = t->nts, nr_dwarf = 0;
+	uint32_t n = t->cur.n, nr_dwarf = 0;
 	uint64_t fp = 0, sp = 0, before, line_at, *dwarf = NULL;
 	int read;
 	struct sched_counts sched;
@@ -2694,7 +2691,7 @@ static void take_thread(struct tracer *t, struct task *task)
 	}
 	if (nch && pmu_set_has_thread_channels(t->o.pmus))
 		take_thread_values(t, task, n, line_at, held_back);
-	t->nts = n + 1;
+	t->cur.n = n + 1;
 }
 
 /*
@@ -2712,7 +2709,7 @@ static int sample_waits(struct tracer *t, uint32_t first)
 	if (!t->o.cpu_clock || !t->o.pmus || !t->o.pmus->nr_channels ||
 	    t->sample_time - t->last_written >= 50 * 1000 * 1000ULL)
 		return 0;
-	for (uint32_t i = 0; i < t->nts; i++)
+	for (uint32_t i = 0; i < t->cur.n; i++)
 		if (t->cur.ts[i].state == TS_ONCPU && t->cur.ts[i].slot != SLOT_GONE)
 			return 0;
 	for (size_t i = 0; i < t->tt.nr; i++)
@@ -2722,7 +2719,7 @@ static int sample_waits(struct tracer *t, uint32_t first)
 	for (size_t i = 0; i < t->tt.nr; i++)
 		if (t->tt.tasks[i]->taken && t->tt.tasks[i]->taken_at >= first)
 			t->tt.tasks[i]->taken = 0;
-	t->nts = first;
+	t->cur.n = first;
 	return 1;
 }
 
@@ -2930,7 +2927,7 @@ static void drain_rings(struct tracer *t, int instant)
 
 	if (!t->ring || t->sample_open)
 		return;
-	if (t->nts)
+	if (t->cur.n)
 		write_sample(t, now_ns());
 	t->nrs = 0;
 	for (size_t i = 0; i < t->tt.nr; i++) {
@@ -2998,7 +2995,7 @@ static void drain_rings(struct tracer *t, int instant)
 				keep_stack(t, &task->ran_stack, t->cur.ts[0].pc, 0);
 			else
 				task->ran_stack.key = 0; /* (its last may yet be left out) */
-			t->nts = 1;
+			t->cur.n = 1;
 			t->sys_given = reading_line_at(&t->sys_line, at, t->sys_values) == 0;
 			if (t->sys_given)
 				sys_upto = at;
@@ -3009,9 +3006,9 @@ static void drain_rings(struct tracer *t, int instant)
 		struct task *task = t->tt.tasks[i];
 
 		if (instant && task->ring_last &&
-		    ring_tsample(t, &t->rs[task->ring_last - 1], t->nts) == 0) {
-			keep_stack(t, &task->ran_stack, t->cur.ts[t->nts].pc, t->nts);
-			t->nts++;
+		    ring_tsample(t, &t->rs[task->ring_last - 1], t->cur.n) == 0) {
+			keep_stack(t, &task->ran_stack, t->cur.ts[t->cur.n].pc, t->cur.n);
+			t->cur.n++;
 		}
 		task->ring_last = 0;
 		if (task->fault_read && task->fring.base)
@@ -3028,7 +3025,7 @@ static void drain_rings(struct tracer *t, int instant)
 static void sample(struct tracer *t)
 {
 	uint64_t end, written = 0;
-	uint32_t first = t->nts;
+	uint32_t first = t->cur.n;
 	int waits;
 
 	/*
@@ -3043,7 +3040,7 @@ static void sample(struct tracer *t)
 	t->sampling = 1;
 	t->sample_open = 1;
 	t->sample_time = now_ns();
-	tsamples_room(&t->cur, t->nts + (uint32_t)t->tt.nr);
+	tsamples_room(&t->cur, t->cur.n + (uint32_t)t->tt.nr);
 	/* Each task that stops is read at once, and let go or held (task_stopped()). */
 	stop_all(t, 0);
 	/* The others: sleepers, tasks held in stops of their own, and those sampled by their
@@ -3121,7 +3118,7 @@ static uint64_t emit_sample(struct tracer *t, uint64_t time)
 	/* Leave out the threads that ended meanwhile, and set the thread-samples' pointers into
 	 * arrays that may have moved while they were taken. */
 	n = 0;
-	for (uint32_t i = 0; i < t->nts; i++) {
+	for (uint32_t i = 0; i < t->cur.n; i++) {
 		if (t->cur.ts[i].slot == SLOT_GONE)
 			continue;
 		if (n != i)
@@ -3136,7 +3133,7 @@ static uint64_t emit_sample(struct tracer *t, uint64_t time)
 	}
 	t->sys_given = 0;
 	t->st.thread_samples += n;
-	t->nts = 0;
+	t->cur.n = 0;
 	for (size_t i = 0; i < t->tt.nr; i++)
 		t->tt.tasks[i]->taken = 0;
 
@@ -3252,7 +3249,7 @@ static void detach_all(struct tracer *t)
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
-	if (t->nts)
+	if (t->cur.n)
 		write_sample(t, now_ns());
 	/*
 	 * The task clocks that sample through signals stop counting first: nothing is sampled
@@ -3883,10 +3880,10 @@ int tracer_run(struct tracer *t)
 	}
 	if (t->stop == STOP_SIGNAL && t->root && !t->root_done)
 		end_root(t);
-	while (t->nr_aside && !t->nts)
+	while (t->nr_aside && !t->cur.n)
 		aside_flush(t, 1);
 	drain_rings(t, 0);
-	if (t->nts)
+	if (t->cur.n)
 		write_sample(t, now_ns());
 	/* Recording is over: totals first, so the profile is complete whatever happens next. */
 	finish_totals(t);

@@ -21,6 +21,7 @@ struct tsamples {
 	size_t stack_size;
 	uint32_t nch;
 
+	uint32_t n;	/* thread-samples in it */
 	uint32_t alloc; /* thread-samples there is room for */
 	struct profile_tsample *ts;
 	struct profile_stack *stk;
