@@ -141,6 +141,13 @@ struct task {
 	 * how many sleeps one read stands for (sleep_point()) */
 	uint64_t sleeps_read, stops, stops0, switches0;
 	double sleep_ratio;
+	/* with a buffer of user mode alone: its times given a CPU at the first sleep read, the
+	 * part of its switches that are its sleeps', and its CPU time's lead over its clock's
+	 * count at its last exact read (sleep_lead()) */
+	uint64_t given0;
+	double sleep_share;
+	int64_t lead;
+	int lead_known;
 	/* its task clock's count against its CPU time (tracer.c, take_thread()) */
 	struct clock_line line;
 	/* on the task clock: the CPU time of its switches its clock did not count (with a
