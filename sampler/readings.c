@@ -85,7 +85,9 @@ void reading_line_advance(struct reading_line *l, uint64_t at)
 	}
 	if (at <= l->start_at)
 		return;
+	/* (an instant channel's: the end's reading, the latest the meter gave, as before any
+	 * sample lies nearer it) */
 	for (uint32_t i = 0; i < l->n; i++)
-		l->start[i] = between(l, i, at);
+		l->start[i] = l->held[i] ? l->end[i] : between(l, i, at);
 	l->start_at = at;
 }

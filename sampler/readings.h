@@ -48,7 +48,9 @@ int reading_line_at(const struct reading_line *l, uint64_t at, int64_t *out);
  * Once every sample up to `at` is written: the line goes on from its values at `at` (the end's,
  * at or past the end). Not from the end itself: a sample read after the end was taken may lie
  * before it (the sampler kept off its CPU between reading a buffer and the counters), and from
- * the end it would carry the whole rise from the last sample written to the end.
+ * the end it would carry the whole rise from the last sample written to the end. An instant
+ * channel goes on from the end's reading (the nearer of a reading long past and the end's
+ * would keep the old one for as long as the samples fall nearer it).
  */
 void reading_line_advance(struct reading_line *l, uint64_t at);
 

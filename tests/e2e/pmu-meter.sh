@@ -18,8 +18,10 @@ expect_eq "last file reading" "$(tail -1 "$T/v")" 3000000000
 [ "$(sort -u "$T/v" | tr '\n' ' ')" = "1000000000 3000000000 " ] || fail "file readings: $(sort -u "$T/v")"
 
 # exec: readings with their own timestamps (realtime): the one nearest the sample time wins,
-# not the newest; then the meter hangs (no warning: stale=60).
-cmd='t=$(date +%s); echo "$((t - 100)) 100"; echo "$t 5"; echo "$((t + 100)) 200"; exec sleep 100'
+# not the newest; then the meter hangs (no warning: stale=60). (The three lines in one write:
+# written one by one, a busy machine once let a sample read the meter with the first alone, the
+# newest then and the nearest, in a CI-like run.)
+cmd='t=$(date +%s); printf "%s\n" "$((t - 100)) 100" "$t 5" "$((t + 100)) 200"; exec sleep 100'
 timeout 60 "$PPERF" record -q -F 200 --pmu "exec:clock=realtime,stale=60,name=usb,cmd=$cmd" \
 	-o "$T/e.data" -- sleep 0.3 2>"$T/err" || fail "record exec meter: $(cat "$T/err")"
 "$PPERF" dump "$T/e.data" >"$T/dump" || fail "dump"

@@ -103,6 +103,13 @@ int main(void)
 		      "instant, nearer the end: %" PRId64 " %" PRId64, out[0], out[1]);
 		CHECK(reading_line_at(&l, 1500, out) == 0 && out[1] == 1000,
 		      "instant, halfway: %" PRId64, out[1]);
+		/* written up to 1400: the counter goes on from its value there, the instant
+		 * channel from the end's reading */
+		reading_line_advance(&l, 1400);
+		CHECK(l.start_at == 1400 && l.start[0] == 4 && l.start[1] == 3000,
+		      "instant, advanced: %" PRId64 " %" PRId64, l.start[0], l.start[1]);
+		CHECK(reading_line_at(&l, 1450, out) == 0 && out[1] == 3000,
+		      "instant, after the advance: %" PRId64, out[1]);
 		reading_line_release(&l);
 	}
 	return failures ? 1 : 0;
