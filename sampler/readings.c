@@ -75,6 +75,11 @@ int reading_line_at(const struct reading_line *l, uint64_t at, int64_t *out)
 	return 0;
 }
 
+int reading_line_at_start(const struct reading_line *l, int64_t *out)
+{
+	return reading_line_at(l, l->start_at, out);
+}
+
 void reading_line_advance(struct reading_line *l, uint64_t at)
 {
 	if (!l->n || !l->has_end)

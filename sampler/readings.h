@@ -44,6 +44,10 @@ void reading_line_end(struct reading_line *l, uint64_t at, const int64_t *values
  */
 int reading_line_at(const struct reading_line *l, uint64_t at, int64_t *out);
 
+/* The values the line goes on from (reading_line_at() at its start): where a sample that may
+ * not move the line yet stands. */
+int reading_line_at_start(const struct reading_line *l, int64_t *out);
+
 /*
  * Once every sample up to `at` is written: the line goes on from its values at `at` (the end's,
  * at or past the end). Not from the end itself: a sample read after the end was taken may lie

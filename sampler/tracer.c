@@ -2555,7 +2555,7 @@ static void take_thread_values(struct tracer *t, struct task *task, uint32_t n, 
 		return;
 	}
 	if (held_back) {
-		if (reading_line_at(&task->chans, task->chans.start_at, v) == 0)
+		if (reading_line_at_start(&task->chans, v) == 0)
 			s->values = v;
 		return;
 	}

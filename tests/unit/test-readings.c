@@ -3,7 +3,7 @@
  * between the start and the end, the end's where there is no start, the ends' past them, exact
  * for counts and spans whose product passes 2^63, rises and falls alike; an instant channel's
  * value is one of its two readings, the nearer's; the line goes on from the last point written,
- * on the same line, never back.
+ * on the same line, never back, and a sample held back stands at its start.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -65,6 +65,9 @@ int main(void)
 	/* not back: written up to a point before the start */
 	reading_line_advance(&l, 1200);
 	CHECK(l.start_at == 1500 && l.start[0] == 200, "advance back: %" PRIu64, l.start_at);
+	/* a sample held back stands where the line goes on from */
+	CHECK(reading_line_at_start(&l, out) == 0 && out[0] == 200 && out[1] == 700,
+	      "at the start: %" PRId64 " %" PRId64, out[0], out[1]);
 	/* up to the end or past it: the end is the next start */
 	reading_line_advance(&l, 2500);
 	CHECK(l.start_at == 2000 && l.start[0] == 300 && l.start[1] == 400, "advance");
