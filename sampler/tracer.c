@@ -411,7 +411,7 @@ static struct task *new_task(struct tracer *t, pid_t pid, pid_t tid, int how, pi
 	/* The started program's maps are read at its exec. */
 	if (new_proc && how != PROCESS_STARTED)
 		read_maps(t, task->proc);
-	if (t->ring && t->o.pmus && pmu_set_has_thread_channels(t->o.pmus))
+	if (t->o.pmus && pmu_set_has_thread_channels(t->o.pmus))
 		reading_line_init(&task->chans, t->o.pmus->nr_channels, t->chan_held);
 	if (t->o.pmus && pmu_set_thread_start(t->o.pmus, pid, tid) < 0 && !t->warned_pmu) {
 		warning("cannot count PMU events of thread %d: its values are left out", (int)tid);
@@ -2549,7 +2549,20 @@ static void take_thread_values(struct tracer *t, struct task *task, uint32_t n, 
 
 	memset(v, 0, t->cur.nch * sizeof(*v));
 	if (!task->ring.base || !task->chans.n) {
+		uint64_t after;
+
 		pmu_set_read_thread(t->o.pmus, task->tid, v);
+		/*
+		 * Read asleep, it may have woken since its CPU time was read (the sampler kept off
+		 * its CPU meanwhile): its counters then stand past `at`, on the line from its last
+		 * thread-sample's. Read as they were, a pause of 200 ms put 60 ms of a sleeper's
+		 * work in the thread-sample that found it asleep.
+		 */
+		if (task->read_asleep && task->chans.has_start &&
+		    cputime_read(&task->cputime, &after, NULL) == 0 && after > at) {
+			reading_line_end(&task->chans, after, v);
+			reading_line_at(&task->chans, at, v);
+		}
 		s->values = v;
 		reading_line_start(&task->chans, at, v);
 		return;
@@ -2608,6 +2621,8 @@ static void take_thread(struct tracer *t, struct task *task)
 	before = task->cpu_ns;
 	read = cputime_read(&task->cputime, &task->cpu_ns, &sched) == 0;
 	line_at = task->cpu_ns;
+	if (!task->ring.base && (task->read_asleep || task->seen_running))
+		test_pause(t); /* (a thread that may run, read in place: its counters below) */
 	if (task->ring.base) {
 		/* the count of its task clock, which its samples in the buffer are stamped with:
 		 * the CPU times of the thread's samples then follow each other */

@@ -175,6 +175,22 @@ worst=$("$T/pperf" dump "$T/out/p.data" | awk '$1 == "tid" {
 echo "  paused between reads: a thread-sample's channel rise is at most $worst ms off its CPU time"
 awk -v w="$worst" 'BEGIN { exit !(w < 10) }' ||
 	fail "paused between reads: a thread-sample's rise of the task-clock channel is $worst ms off the CPU time it is charged"
+# A sleeper read in place (in snapshots; at ticks and at the task clock's signals alike): its
+# CPU time is read, then its counters, and the sampler kept off its CPU between the two while
+# the thread wakes and works (200 ms at every 50th such read). Each thread-sample's rise of the
+# channel is still the CPU time since the thread's last one, give or take a step (read as they
+# stood, 59-61 ms off: the work after waking went to the thread-sample that found it asleep).
+PPERF_TEST_PAUSE=200/50 "$T/pperf" record --sampling snapshot -e task-clock -o "$T/out/p.data" -- \
+	"$T/truth" duty 3 300 700 >"$T/own" 2>"$T/err" || fail "the paused snapshots exited $?: $(cat "$T/err")"
+worst=$("$T/pperf" dump "$T/out/p.data" | awk '$1 == "tid" {
+	for (i = 2; i <= NF; i++) {
+		if ($i == "cpu") { c = $(i + 2); gsub(/[(+)]/, "", c) }
+		if ($i ~ /^ch0=/) { r = $(i + 1); gsub(/[(+)]/, "", r); d = r - c; if (d < 0) d = -d; if (d > m) m = d }
+	} }
+	END { printf "%.1f", m / 1e6 }')
+echo "  paused between a sleeper's reads: a thread-sample's channel rise is at most $worst ms off its CPU time's"
+awk -v w="$worst" 'BEGIN { exit !(w > 0 && w < 10) }' ||
+	fail "paused between a sleeper's reads: a thread-sample's rise of the task-clock channel is $worst ms off its rise of CPU time"
 start_hogs
 check "one CPU-bound thread beside $(nproc) CPU hogs" -- bound 6 1
 check "more threads than CPUs, beside $(nproc) CPU hogs" -- bound 4 $(($(nproc) * 2))
