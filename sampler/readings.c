@@ -41,6 +41,12 @@ void reading_line_start(struct reading_line *l, uint64_t at, const int64_t *valu
 	set_reading(l, l->start, &l->start_at, &l->has_start, at, values);
 }
 
+void reading_line_begin(struct reading_line *l, uint64_t at, const int64_t *values)
+{
+	reading_line_start(l, at, values);
+	l->has_end = 0;
+}
+
 void reading_line_end(struct reading_line *l, uint64_t at, const int64_t *values)
 {
 	set_reading(l, l->end, &l->end_at, &l->has_end, at, values);

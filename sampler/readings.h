@@ -33,6 +33,10 @@ void reading_line_release(struct reading_line *l);
 /* The readings last written, taken at `at`: the line's start. */
 void reading_line_start(struct reading_line *l, uint64_t at, const int64_t *values);
 
+/* ... and begun anew there: no end until the next reading_line_end() (an end from before
+ * the start would give its older values past it). */
+void reading_line_begin(struct reading_line *l, uint64_t at, const int64_t *values);
+
 /* A reading just taken, at `at`: the line's end. */
 void reading_line_end(struct reading_line *l, uint64_t at, const int64_t *values);
 

@@ -2564,7 +2564,7 @@ static void take_thread_values(struct tracer *t, struct task *task, uint32_t n, 
 			reading_line_at(&task->chans, at, v);
 		}
 		s->values = v;
-		reading_line_start(&task->chans, at, v);
+		reading_line_begin(&task->chans, at, v); /* (no end left for a buffer opened later) */
 		return;
 	}
 	if (held_back) {

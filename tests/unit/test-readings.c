@@ -65,6 +65,21 @@ int main(void)
 	/* not back: written up to a point before the start */
 	reading_line_advance(&l, 1200);
 	CHECK(l.start_at == 1500 && l.start[0] == 200, "advance back: %" PRIu64, l.start_at);
+	/* begun anew: no end, so that an older end does not stand past the new start */
+	{
+		struct reading_line m;
+		int64_t old[2] = { 1, 2 }, now[2] = { 5, 6 };
+
+		reading_line_init(&m, 2, NULL);
+		reading_line_end(&m, 100, old);
+		reading_line_begin(&m, 200, now);
+		CHECK(reading_line_at(&m, 300, out) == 0 && out[0] == 5 && out[1] == 6,
+		      "begun anew: %" PRId64 " %" PRId64, out[0], out[1]);
+		reading_line_start(&m, 200, now);
+		reading_line_end(&m, 100, old);
+		CHECK(reading_line_at(&m, 300, out) == 0 && out[0] == 1, "an end before the start: the end's");
+		reading_line_release(&m);
+	}
 	/* a sample held back stands where the line goes on from */
 	CHECK(reading_line_at_start(&l, out) == 0 && out[0] == 200 && out[1] == 700,
 	      "at the start: %" PRId64 " %" PRId64, out[0], out[1]);
