@@ -185,11 +185,11 @@ PPERF_TEST_PAUSE=200/50 "$T/pperf" record --sampling snapshot -e task-clock -o "
 worst=$("$T/pperf" dump "$T/out/p.data" | awk '$1 == "tid" {
 	for (i = 2; i <= NF; i++) {
 		if ($i == "cpu") { c = $(i + 2); gsub(/[(+)]/, "", c) }
-		if ($i ~ /^ch0=/) { r = $(i + 1); gsub(/[(+)]/, "", r); d = r - c; if (d < 0) d = -d; if (d > m) m = d }
+		if ($i ~ /^ch0=/) { r = $(i + 1); gsub(/[(+)]/, "", r); d = r - c; if (d < 0) d = -d; if (d > m) m = d; n++ }
 	} }
-	END { printf "%.1f", m / 1e6 }')
+	END { printf "%.1f", n ? m / 1e6 : 1e9 }')
 echo "  paused between a sleeper's reads: a thread-sample's channel rise is at most $worst ms off its CPU time's"
-awk -v w="$worst" 'BEGIN { exit !(w > 0 && w < 10) }' ||
+awk -v w="$worst" 'BEGIN { exit !(w < 10) }' ||
 	fail "paused between a sleeper's reads: a thread-sample's rise of the task-clock channel is $worst ms off its rise of CPU time"
 start_hogs
 check "one CPU-bound thread beside $(nproc) CPU hogs" -- bound 6 1
