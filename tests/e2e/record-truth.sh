@@ -179,7 +179,7 @@ awk -v w="$worst" 'BEGIN { exit !(w < 10) }' ||
 # CPU time is read, then its counters, and the sampler kept off its CPU between the two while
 # the thread wakes and works (200 ms at every 50th such read). Each thread-sample's rise of the
 # channel is still the CPU time since the thread's last one, give or take a step (read as they
-# stood, 59-61 ms off: the work after waking went to the thread-sample that found it asleep).
+# stood, 59-62 ms off: the work after waking went to the thread-sample that found it asleep).
 PPERF_TEST_PAUSE=200/50 "$T/pperf" record --sampling snapshot -e task-clock -o "$T/out/p.data" -- \
 	"$T/truth" duty 3 300 700 >"$T/own" 2>"$T/err" || fail "the paused snapshots exited $?: $(cat "$T/err")"
 worst=$("$T/pperf" dump "$T/out/p.data" | awk '$1 == "tid" {

@@ -3,7 +3,8 @@
  * between the start and the end, the end's where there is no start, the ends' past them, exact
  * for counts and spans whose product passes 2^63, rises and falls alike; an instant channel's
  * value is one of its two readings, the nearer's; the line goes on from the last point written,
- * on the same line, never back, and a sample held back stands at its start.
+ * on the same line, never back, and a sample held back stands at its start; a line begun anew
+ * has no end.
  */
 #include <inttypes.h>
 #include <stdint.h>
