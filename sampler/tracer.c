@@ -2621,8 +2621,8 @@ static void take_thread(struct tracer *t, struct task *task)
 	before = task->cpu_ns;
 	read = cputime_read(&task->cputime, &task->cpu_ns, &sched) == 0;
 	line_at = task->cpu_ns;
-	if (!task->ring.base && (task->read_asleep || task->seen_running))
-		test_pause(t); /* (a thread that may run, read in place: its counters below) */
+	if (!task->ring.base && task->read_asleep)
+		test_pause(t); /* (a sleeper read in place may wake: its counters below) */
 	if (task->ring.base) {
 		/* the count of its task clock, which its samples in the buffer are stamped with:
 		 * the CPU times of the thread's samples then follow each other */

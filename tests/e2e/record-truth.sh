@@ -109,6 +109,21 @@ fi
 check "stack copies through the buffer: one CPU-bound thread" --copies -- bound 8 1
 check "stack copies through the buffer: a long system call, then work" --copies -- munmap 4
 
+# rise_off REF: in $T/out/p.data, the most a thread-sample's rise of channel 0 is off its REF
+# (charged: the CPU time it is charged; cpu: its own rise of CPU time), in ms (1e9 where no
+# thread-sample has the channel's values)
+rise_off() {
+	"$T/pperf" dump "$T/out/p.data" | awk -v ref="$1" '$1 == "tid" {
+		for (i = 2; i <= NF; i++) {
+			if ($i == "cpu") { c = $(i + 2); gsub(/[(+)]/, "", c) }
+			if ($i ~ /^ch0=/) {
+				r = $(i + 1); gsub(/[(+)]/, "", r)
+				d = r - (ref == "cpu" ? c : $NF); if (d < 0) d = -d; if (d > m) m = d; n++
+			}
+		} }
+		END { printf "%.1f", n ? m / 1e6 : 1e9 }'
+}
+
 # The sampler kept off its CPU: stopped 6 times for 1.5 s while 2 threads run, so that their
 # task clocks' buffers (1,170 samples: 1.2 s of a thread's CPU time at 1 kHz) fill and the
 # kernel drops a sixth to a third of the samples (-v says how many; stopped 3 times for 3 s,
@@ -166,12 +181,7 @@ starved || starved || fail "the sampler kept off its CPU: a share is off by more
 # 200 ms, and the other samples of the pause none.)
 PPERF_TEST_PAUSE=200/300 "$T/pperf" record -e task-clock -o "$T/out/p.data" -- "$T/truth" bound 4 2 \
 	>"$T/own" 2>"$T/err" || fail "the paused recording exited $?: $(cat "$T/err")"
-worst=$("$T/pperf" dump "$T/out/p.data" | awk '$1 == "tid" {
-	for (i = 2; i <= NF; i++)
-		if ($(i - 1) ~ /^ch0=/) {
-			v = substr($i, 3) + 0; d = v - $NF; if (d < 0) d = -d; if (d > m) m = d
-		} }
-	END { printf "%.1f", m / 1e6 }')
+worst=$(rise_off charged)
 echo "  paused between reads: a thread-sample's channel rise is at most $worst ms off its CPU time"
 awk -v w="$worst" 'BEGIN { exit !(w < 10) }' ||
 	fail "paused between reads: a thread-sample's rise of the task-clock channel is $worst ms off the CPU time it is charged"
@@ -182,12 +192,7 @@ awk -v w="$worst" 'BEGIN { exit !(w < 10) }' ||
 # stood, 59-62 ms off: the work after waking went to the thread-sample that found it asleep).
 PPERF_TEST_PAUSE=200/50 "$T/pperf" record --sampling snapshot -e task-clock -o "$T/out/p.data" -- \
 	"$T/truth" duty 3 300 700 >"$T/own" 2>"$T/err" || fail "the paused snapshots exited $?: $(cat "$T/err")"
-worst=$("$T/pperf" dump "$T/out/p.data" | awk '$1 == "tid" {
-	for (i = 2; i <= NF; i++) {
-		if ($i == "cpu") { c = $(i + 2); gsub(/[(+)]/, "", c) }
-		if ($i ~ /^ch0=/) { r = $(i + 1); gsub(/[(+)]/, "", r); d = r - c; if (d < 0) d = -d; if (d > m) m = d; n++ }
-	} }
-	END { printf "%.1f", n ? m / 1e6 : 1e9 }')
+worst=$(rise_off cpu)
 echo "  paused between a sleeper's reads: a thread-sample's channel rise is at most $worst ms off its CPU time's"
 awk -v w="$worst" 'BEGIN { exit !(w < 10) }' ||
 	fail "paused between a sleeper's reads: a thread-sample's rise of the task-clock channel is $worst ms off its rise of CPU time"
