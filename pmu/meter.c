@@ -94,18 +94,24 @@ static int parse_line(const char *line, double *time, double *value, int *has_ti
 	return 0;
 }
 
-static void add_reading(struct meter *m, uint64_t time, double value)
+/* A reading into the ring, m->lock held. */
+static void add_reading_locked(struct meter *m, uint64_t time, double value)
 {
 	struct reading r = { .time = time, .raw = (int64_t)llround(value * RAW_PER_UNIT) };
 
 	if (!(fabs(value * RAW_PER_UNIT) < 9e18))
 		return;
-	pthread_mutex_lock(&m->lock);
 	m->ring[m->nr_readings % RING] = r;
 	m->nr_readings++;
 	m->last_arrival = mono_ns();
 	if (m->nr_readings == 1)
 		pthread_cond_broadcast(&m->first);
+}
+
+static void add_reading(struct meter *m, uint64_t time, double value)
+{
+	pthread_mutex_lock(&m->lock);
+	add_reading_locked(m, time, value);
 	pthread_mutex_unlock(&m->lock);
 }
 
@@ -191,6 +197,7 @@ static void *file_thread(void *arg)
 	}
 }
 
+/* One line of the meter, m->lock held. */
 static void take_line(struct meter *m, const char *line, uint64_t arrival)
 {
 	double v, tm;
@@ -209,7 +216,7 @@ static void take_line(struct meter *m, const char *line, uint64_t arrival)
 
 		time = t > 0 ? (uint64_t)t : 0;
 	}
-	add_reading(m, time, v);
+	add_reading_locked(m, time, v);
 }
 
 static void report_end(struct meter *m)
@@ -269,6 +276,12 @@ static void *exec_thread(void *arg)
 			return NULL;
 		}
 		now = mono_ns();
+		/*
+		 * The lines of one read are added together: the recording starts at the first
+		 * reading, and a sample taken between two lines of one write (three readings
+		 * stamped t-100 s, t, t+100 s) read the first alone, the nearest then.
+		 */
+		pthread_mutex_lock(&m->lock);
 		for (ssize_t i = 0; i < n; i++) {
 			if (buf[i] != '\n') {
 				if (m->line_len < sizeof(m->line) - 1)
@@ -283,6 +296,7 @@ static void *exec_thread(void *arg)
 			m->line_len = 0;
 			m->long_lines = 0;
 		}
+		pthread_mutex_unlock(&m->lock);
 	}
 }
 
